@@ -1,0 +1,23 @@
+"""amem-graph: agentic memory for LLM agents as a Zettelkasten of linked, evolving notes in Neo4j."""
+
+from .api import AgenticMemory
+from .errors import AmemError, InvalidInput, NoteNotFound, SchemaMismatch, ServerError, StoreUnavailable
+from .models import LINK_TYPES, Link, Note, NoteInput, SearchHit
+from .settings import Settings
+
+__all__ = [
+    "LINK_TYPES",
+    "AgenticMemory",
+    "AmemError",
+    "InvalidInput",
+    "Link",
+    "Note",
+    "NoteInput",
+    "NoteNotFound",
+    "SchemaMismatch",
+    "SearchHit",
+    "ServerError",
+    "Settings",
+    "StoreUnavailable",
+]
+__version__ = "0.1.0"

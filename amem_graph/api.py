@@ -1,0 +1,235 @@
+"""AgenticMemory: the public entry point — add, get, update, delete, link and search notes."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from datetime import datetime
+from typing import Any
+
+from . import validation
+from .embedding import Embedder, composite_text
+from .errors import InvalidInput
+from .models import Link, Note, NoteChanges, NoteInput, SearchHit
+from .retrieval import MODES, Mode, fuse
+from .settings import Settings
+from .store import NoteStore, StoreStats, open_store
+
+MAX_QUERY_CHARS = 4_000
+MAX_K = 1_000
+
+
+class AgenticMemory:
+    """A tenant-scoped memory of notes in Neo4j.
+
+    >>> with AgenticMemory(tenant="alice") as memory:
+    ...     note = memory.add("Alice adopted a beagle named Max in May 2023.")
+    ...     hits = memory.search("What is Alice's dog called?", k=3)
+    """
+
+    def __init__(
+        self,
+        settings: Settings | None = None,
+        *,
+        tenant: str | None = None,
+        store: NoteStore | None = None,
+        embedder: Embedder | None = None,
+        init_schema: bool = True,
+    ) -> None:
+        self.settings = settings or Settings.from_env()
+        self.tenant = validation.tenant(tenant or self.settings.tenant)
+        self.embedder = embedder or Embedder(self.settings.embedding_model, self.settings.embedding_batch_size)
+        self.store = store or open_store(self.settings)
+        try:
+            check = self.store.ensure_schema if init_schema else self.store.check_schema
+            check(self.embedder.model_name, self.embedder.dimension)
+        except BaseException:
+            self.store.close()
+            raise
+
+    # -- writing ---------------------------------------------------------------------------------
+
+    def add(
+        self,
+        content: str,
+        *,
+        tenant: str | None = None,
+        source: str | None = None,
+        keywords: Sequence[str] = (),
+        tags: Sequence[str] = (),
+        context: str = "",
+        category: str | None = None,
+        importance: float = 0.5,
+        event_time: datetime | str | None = None,
+        id: str | None = None,  # noqa: A002 - the domain's name for it
+    ) -> Note:
+        """Store one note. Adding the same content from the same source again returns the existing note."""
+        item = NoteInput(
+            content=content, source=source, keywords=tuple(keywords), tags=tuple(tags), context=context,
+            category=category, importance=importance, event_time=event_time, id=id,  # type: ignore[arg-type]
+        )
+        (note_id,) = self.add_many([item], tenant=tenant)
+        return self.get(note_id, tenant=tenant)
+
+    def add_many(
+        self,
+        items: Iterable[NoteInput | str],
+        *,
+        tenant: str | None = None,
+        batch_size: int | None = None,
+        on_batch: Callable[[int], None] | None = None,
+    ) -> list[str]:
+        """Bulk add: every item is checked before anything is written; each batch is one transaction.
+
+        Repeats (same source and content) are not embedded again, so re-running an interrupted
+        ingest resumes it. Returns the note ids in input order.
+        """
+        tenant = self._tenant(tenant)
+        notes = [self._checked(item, position) for position, item in enumerate(items)]
+        size = batch_size or self.settings.write_batch_size
+        ids: list[str] = []
+        for start in range(0, len(notes), size):
+            batch = notes[start : start + size]
+            ids.extend(self._add_batch(tenant, batch))
+            if on_batch:
+                on_batch(len(batch))
+        return ids
+
+    def _checked(self, item: NoteInput | str, position: int) -> NoteInput:
+        try:
+            return validation.note_input(
+                NoteInput(content=item) if isinstance(item, str) else item, self.settings.max_content_chars
+            )
+        except InvalidInput as err:
+            raise InvalidInput(f"item {position}: {err}") from None
+
+    def _add_batch(self, tenant: str, batch: Sequence[NoteInput]) -> list[str]:
+        known = self.store.existing(tenant, batch)
+        fresh = [note for i, note in enumerate(batch) if i not in known]
+        vectors = self.embedder.embed([composite_text(n.content, n.context, n.keywords, n.tags) for n in fresh])
+        created = iter(self.store.add_notes(tenant, fresh, vectors, analysis="none", model=None))
+        return [known[i] if i in known else next(created) for i in range(len(batch))]
+
+    def get(self, note_id: str, *, tenant: str | None = None, with_embedding: bool = False) -> Note:
+        """One note with its links (both directions); the embedding only when asked for."""
+        return self.store.get_note(self._tenant(tenant), validation.note_id(note_id), with_embedding=with_embedding)
+
+    def update(
+        self,
+        note_id: str,
+        *,
+        tenant: str | None = None,
+        content: str | None = None,
+        keywords: Sequence[str] | None = None,
+        tags: Sequence[str] | None = None,
+        context: str | None = None,
+        category: str | None = None,
+        importance: float | None = None,
+        event_time: datetime | str | None = None,
+        reason: str = "update",
+    ) -> Note:
+        """Change fields of a note; the old values are kept as a version, and the vector is recomputed."""
+        tenant = self._tenant(tenant)
+        changes = validation.note_changes(
+            NoteChanges(
+                content=content, keywords=None if keywords is None else tuple(keywords),
+                tags=None if tags is None else tuple(tags), context=context, category=category,
+                importance=importance, event_time=event_time, reason=reason,  # type: ignore[arg-type]
+            ),
+            self.settings.max_content_chars,
+        )
+        current = self.get(note_id, tenant=tenant)
+        values: dict[str, Any] = {
+            name: list(value) if isinstance(value, tuple) else value
+            for name in ("content", "keywords", "tags", "context", "category", "importance", "event_time")
+            if (value := getattr(changes, name)) is not None
+        }
+        if changes.content is not None:
+            values["content_hash"] = validation.content_hash(changes.content)
+        embedding = None
+        if values.keys() & {"content", "context", "keywords", "tags"}:
+            embedding = self.embedder.embed_one(
+                composite_text(
+                    changes.content if changes.content is not None else current.content,
+                    changes.context if changes.context is not None else current.context,
+                    changes.keywords if changes.keywords is not None else current.keywords,
+                    changes.tags if changes.tags is not None else current.tags,
+                )
+            )
+        self.store.update_note(tenant, current.id, values, reason=changes.reason, embedding=embedding)
+        return self.get(current.id, tenant=tenant)
+
+    def delete(self, note_id: str, *, tenant: str | None = None) -> None:
+        """Delete a note, its links and its versions."""
+        self.store.delete_note(self._tenant(tenant), validation.note_id(note_id))
+
+    def link(
+        self,
+        source_id: str,
+        target_id: str,
+        type: str = "RELATES_TO",  # noqa: A002 - the domain's name for it
+        *,
+        reason: str = "",
+        confidence: float = 1.0,
+        tenant: str | None = None,
+    ) -> Link:
+        """Link two notes of one tenant with a typed, reasoned relationship (created once, then updated)."""
+        link = Link(
+            source_id=validation.note_id(source_id),
+            target_id=validation.note_id(target_id),
+            type=validation.link_type(type),
+            reason=validation.text(reason, "reason", 2_000, allow_empty=True),
+            confidence=validation.confidence(confidence),
+        )
+        if link.source_id == link.target_id:
+            raise InvalidInput("a note cannot link to itself")
+        return self.store.add_link(self._tenant(tenant), link)
+
+    # -- reading ---------------------------------------------------------------------------------
+
+    def list(self, *, tenant: str | None = None, limit: int = 50, offset: int = 0) -> list[Note]:
+        """Notes newest first."""
+        if not 1 <= limit <= MAX_K or offset < 0:
+            raise InvalidInput(f"limit must be 1-{MAX_K} and offset at least 0")
+        return self.store.list_notes(self._tenant(tenant), limit=limit, offset=offset)
+
+    def search(
+        self,
+        query: str,
+        *,
+        k: int = 10,
+        mode: Mode = "hybrid",
+        tenant: str | None = None,
+        include_invalid: bool = False,
+    ) -> list[SearchHit]:
+        """The k notes that best match `query`: dense (vector index), lexical (BM25) or both fused."""
+        tenant = self._tenant(tenant)
+        query = validation.text(query, "query", MAX_QUERY_CHARS)
+        if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= MAX_K:
+            raise InvalidInput(f"k must be an integer from 1 to {MAX_K}, got {k!r}")
+        if mode not in MODES:
+            raise InvalidInput(f"mode must be one of {', '.join(MODES)}, got {mode!r}")
+        pool = k if mode != "hybrid" else max(2 * k, 20)
+        dense = lexical = []
+        if mode in ("hybrid", "vector"):
+            vector = self.embedder.embed_one(query)
+            dense = self.store.vector_search(tenant, vector, pool, include_invalid=include_invalid)
+        if mode in ("hybrid", "fulltext"):
+            lexical = self.store.fulltext_search(tenant, query, pool, include_invalid=include_invalid)
+        return fuse(dense, lexical, k)
+
+    def stats(self, *, tenant: str | None = None) -> StoreStats:
+        return self.store.stats(None if tenant is None else validation.tenant(tenant))
+
+    # -- lifecycle -------------------------------------------------------------------------------
+
+    def _tenant(self, tenant: str | None) -> str:
+        return self.tenant if tenant is None else validation.tenant(tenant)
+
+    def close(self) -> None:
+        self.store.close()
+
+    def __enter__(self) -> AgenticMemory:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

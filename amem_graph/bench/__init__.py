@@ -1,0 +1,1 @@
+"""Benchmarks that print JSON: `amem-graph bench ...`. Never timed assertions in tests."""

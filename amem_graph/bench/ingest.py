@@ -1,0 +1,94 @@
+"""`bench ingest`: bulk-ingest throughput against pure embedding, side by side, and k-NN latency."""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from ..api import AgenticMemory
+from ..embedding import Embedder, composite_text
+from ..models import NoteInput
+from .texts import sentences
+
+
+class TimedEmbedder(Embedder):
+    """An Embedder that adds up the seconds spent in embed()."""
+
+    def __init__(self, inner: Embedder) -> None:
+        super().__init__(inner.model_name, inner.batch_size)
+        self.seconds = 0.0
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        started = time.perf_counter()
+        try:
+            return super().embed(texts)
+        finally:
+            self.seconds += time.perf_counter() - started
+
+
+def _percentiles(samples_ms: Sequence[float]) -> dict[str, float]:
+    data = np.asarray(samples_ms)
+    return {"p50": round(float(np.percentile(data, 50)), 3), "p95": round(float(np.percentile(data, 95)), 3),
+            "mean": round(float(data.mean()), 3), "n": int(data.size)}
+
+
+def run(memory: AgenticMemory, n: int, *, chunk: int = 1000, queries: int = 200, k: int = 10,
+        keep: bool = False, seed: int = 7) -> dict[str, Any]:
+    """Alternate chunks of embedding-only and full ingest so both see the same machine state."""
+    tenant = f"bench-{uuid.uuid4().hex[:12]}"
+    texts = sentences(n, seed)
+    timed = TimedEmbedder(memory.embedder)
+    memory.embedder = timed
+    timed.embed(texts[:64])  # load the model and warm up before any clock runs
+    embed_only_s = ingest_s = 0.0
+    timed.seconds = 0.0
+    try:
+        for start in range(0, n, chunk):
+            part = texts[start : start + chunk]
+            began = time.perf_counter()
+            Embedder.embed(timed, [composite_text(t) for t in part])  # untimed by `timed`: the reference
+            embed_only_s += time.perf_counter() - began
+            began = time.perf_counter()
+            memory.add_many([NoteInput(content=t, source=f"bench:{start + i}") for i, t in enumerate(part)],
+                            tenant=tenant)
+            ingest_s += time.perf_counter() - began
+        ingest_embed_s = timed.seconds
+        rng = np.random.default_rng(seed)
+        picks = rng.choice(n, size=min(queries, n), replace=False)
+        vectors = timed.embed([texts[i].split(": ", 1)[1][:60] for i in picks])  # query embedding excluded
+        knn_ms = []
+        for vector in vectors:
+            began = time.perf_counter()
+            memory.store.vector_search(tenant, vector, k)
+            knn_ms.append((time.perf_counter() - began) * 1000)
+        search_ms = []
+        for i in picks[: min(len(picks), 100)]:
+            began = time.perf_counter()
+            memory.search(texts[i].split(": ", 1)[1][:60], k=k, tenant=tenant)
+            search_ms.append((time.perf_counter() - began) * 1000)
+    finally:
+        memory.embedder = timed
+        if not keep:
+            memory.store.delete_tenant(tenant)
+    notes_per_s = n / ingest_s
+    embed_only_per_s = n / embed_only_s
+    return {
+        "benchmark": "ingest",
+        "store": memory.store.kind,
+        "n": n,
+        "chunk": chunk,
+        "write_batch_size": memory.settings.write_batch_size,
+        "model": memory.embedder.model_name,
+        "notes_per_s": round(notes_per_s, 2),
+        "embed_only_per_s": round(embed_only_per_s, 2),
+        "overhead": round(embed_only_per_s / notes_per_s - 1, 4),
+        "embed_share": round(ingest_embed_s / ingest_s, 4),
+        "knn_ms": _percentiles(knn_ms),
+        "hybrid_search_ms": _percentiles(search_ms),
+        "k": k,
+        "tenant": tenant if keep else None,
+    }

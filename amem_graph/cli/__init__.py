@@ -1,0 +1,27 @@
+"""The `amem-graph` admin CLI (typer + rich). Exit codes are listed in `amem-graph --help`."""
+
+from __future__ import annotations
+
+import typer
+
+from . import bench, notes, server
+from .common import EXIT_CODES, user_errors
+from .doctor import doctor
+
+app = typer.Typer(
+    name="amem-graph",
+    help="Agentic memory in Neo4j: notes that link and evolve.\n\n" + EXIT_CODES,
+    no_args_is_help=True,
+    pretty_exceptions_show_locals=False,
+)
+app.add_typer(server.app, name="neo4j")
+app.add_typer(bench.app, name="bench")
+notes.register(app)
+app.command()(user_errors(doctor))
+
+
+def main() -> None:
+    app()
+
+
+__all__ = ["app", "main"]

@@ -1,0 +1,81 @@
+"""`amem-graph doctor`: is everything in place to run? One line per check."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Callable
+from typing import Annotated
+
+import typer
+from rich.table import Table
+
+from .. import cypher
+from ..embedding import Embedder
+from ..errors import AmemError
+from ..server import LocalNeo4j
+from ..settings import Settings
+from ..store import open_store
+from .common import console, print_json
+
+
+def _java(settings: Settings) -> str:
+    return LocalNeo4j(settings.local_server_dir, home=settings.home).java()
+
+
+def _jars(settings: Settings) -> str:
+    server = LocalNeo4j(settings.local_server_dir, home=settings.home)
+    if server.installed():
+        return f"Neo4j {server.version} jars in {server.jars_dir}"
+    if mvn := shutil.which("mvn"):
+        return f"not fetched yet; Maven at {mvn} will fetch them on `amem-graph neo4j start`"
+    raise AmemError("Neo4j jars are not fetched and Maven (`mvn`) is not on PATH")
+
+
+def _database(settings: Settings) -> str:
+    store = open_store(settings)
+    try:
+        vector_index = store.vector_index()
+        indexes = store.indexes()
+    finally:
+        store.close()
+    if not vector_index:
+        raise AmemError(f"{store.location} is reachable but has no schema: run `amem-graph init`")
+    offline = [r["name"] for r in indexes if r["state"] != "ONLINE"]
+    if offline:
+        raise AmemError(f"indexes not ONLINE in {store.location}: {', '.join(offline)}")
+    return f"{store.location}: {len(indexes)} indexes ONLINE, vector index {vector_index['dimension']} dims {vector_index['similarity']}"
+
+
+def _model(settings: Settings) -> str:
+    embedder = Embedder(settings.embedding_model)
+    vector = embedder.embed_one("doctor")
+    return f"{settings.embedding_model} loads; {vector.shape[0]} dimensions"
+
+
+def _cypher(settings: Settings) -> str:
+    return f"{len(list(cypher.root().rglob('*.cypher')))} statements in {cypher.root()}"
+
+
+CHECKS: dict[str, Callable[[Settings], str]] = {
+    "java": _java, "neo4j jars": _jars, "cypher files": _cypher, "database": _database, "embedding model": _model,
+}
+
+
+def doctor(as_json: Annotated[bool, typer.Option("--json")] = False) -> None:
+    """Check Java, the Neo4j jars, the database and its indexes, and the embedding model."""
+    settings = Settings.from_env()
+    results = []
+    for name, check in CHECKS.items():
+        try:
+            results.append({"check": name, "ok": True, "detail": check(settings)})
+        except AmemError as err:
+            results.append({"check": name, "ok": False, "detail": str(err)})
+    if as_json:
+        print_json(results)
+    else:
+        table = Table("check", "", "detail")
+        for row in results:
+            table.add_row(row["check"], "[green]ok[/]" if row["ok"] else "[red]FAIL[/]", row["detail"])
+        console.print(table)
+    if not all(row["ok"] for row in results):
+        raise typer.Exit(7)

@@ -1,0 +1,156 @@
+"""`amem-graph init|add|get|list|delete|search|stats`: notes from the command line."""
+
+from __future__ import annotations
+
+import sys
+from typing import Annotated
+
+import typer
+from rich.table import Table
+
+from ..api import AgenticMemory
+from ..models import Note
+from ..retrieval import MODES
+from ..settings import Settings
+from .common import console, print_json, user_errors
+
+TenantOption = Annotated[str | None, typer.Option("--tenant", "-t", help="Tenant [default: $AMEM_TENANT or 'default']")]
+JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")]
+
+
+def memory(tenant: str | None = None) -> AgenticMemory:
+    return AgenticMemory(Settings.from_env(), tenant=tenant)
+
+
+def register(app: typer.Typer) -> None:
+    for command in (init, add, get, list_notes, delete, search, stats):
+        app.command(name=command.__name__.replace("list_notes", "list"))(user_errors(command))
+
+
+def init() -> None:
+    """Create the schema (constraints, range, vector and fulltext indexes) if missing; idempotent."""
+    with memory() as mem:
+        dimension = mem.embedder.dimension
+        console.print(f"Schema ready in {mem.store.location}: vector index note_embedding, {dimension} dimensions, cosine.")
+
+
+def add(
+    content: Annotated[str, typer.Argument(help="The note's text; '-' reads it from standard input.")],
+    tenant: TenantOption = None,
+    source: Annotated[str | None, typer.Option(help="Where it came from (message id, file...)")] = None,
+    tag: Annotated[list[str] | None, typer.Option(help="A tag (repeatable)")] = None,
+    keyword: Annotated[list[str] | None, typer.Option(help="A keyword (repeatable)")] = None,
+    context: Annotated[str, typer.Option(help="One sentence of context")] = "",
+    category: Annotated[str | None, typer.Option()] = None,
+    event_time: Annotated[str | None, typer.Option(help="When it happened, ISO-8601")] = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Add a note (adding the same text from the same source again returns the existing note)."""
+    text = sys.stdin.read() if content == "-" else content
+    with memory(tenant) as mem:
+        note = mem.add(
+            text, source=source, tags=tag or (), keywords=keyword or (), context=context, category=category,
+            event_time=event_time,
+        )
+    if as_json:
+        print_json(note.to_dict())
+    else:
+        console.print(f"Added note [bold]{note.id}[/]")
+
+
+def get(note_id: str, tenant: TenantOption = None, as_json: JsonOption = False) -> None:
+    """Show one note with its links."""
+    with memory(tenant) as mem:
+        note = mem.get(note_id)
+    if as_json:
+        print_json(note.to_dict())
+        return
+    _show(note)
+
+
+def list_notes(
+    tenant: TenantOption = None,
+    limit: Annotated[int, typer.Option(min=1, max=1000)] = 20,
+    offset: Annotated[int, typer.Option(min=0)] = 0,
+    as_json: JsonOption = False,
+) -> None:
+    """List notes, newest first."""
+    with memory(tenant) as mem:
+        notes = mem.list(limit=limit, offset=offset)
+    if as_json:
+        print_json([n.to_dict() for n in notes])
+        return
+    table = Table("id", "created", "content")
+    for note in notes:
+        table.add_row(note.id, f"{note.created_at:%Y-%m-%d %H:%M}" if note.created_at else "", _short(note.content))
+    console.print(table)
+
+
+def delete(note_id: str, tenant: TenantOption = None) -> None:
+    """Delete a note with its links and versions."""
+    with memory(tenant) as mem:
+        mem.delete(note_id)
+    console.print(f"Deleted note {note_id}")
+
+
+def search(
+    query: str,
+    tenant: TenantOption = None,
+    k: Annotated[int, typer.Option("--k", "-k", min=1, max=1000)] = 10,
+    mode: Annotated[str, typer.Option(help=f"One of {', '.join(MODES)}")] = "hybrid",
+    as_json: JsonOption = False,
+) -> None:
+    """Find notes by meaning (vector index) and words (fulltext), fused."""
+    with memory(tenant) as mem:
+        hits = mem.search(query, k=k, mode=mode)  # type: ignore[arg-type]
+    if as_json:
+        print_json([hit.to_dict() for hit in hits])
+        return
+    table = Table("score", "vector", "fulltext", "id", "content")
+    for hit in hits:
+        table.add_row(
+            f"{hit.score:.3f}", _score(hit.vector_score), _score(hit.fulltext_score), hit.note.id, _short(hit.note.content)
+        )
+    console.print(table)
+
+
+def stats(tenant: Annotated[str | None, typer.Option("--tenant", "-t", help="Only this tenant")] = None,
+          as_json: JsonOption = False) -> None:
+    """Counts per label and link type, index states and the schema marker."""
+    with memory() as mem:
+        result = mem.stats(tenant=tenant)
+    if as_json:
+        print_json(vars(result))
+        return
+    console.print(f"Store: {result.store} at {result.location}; schema {result.schema}")
+    table = Table("label / relationship", "count")
+    for name, count in {**result.labels, **result.relationships}.items():
+        table.add_row(name, str(count))
+    console.print(table)
+    indexes = Table("index", "type", "state", "populated %")
+    for index in result.indexes:
+        indexes.add_row(index["name"], index["type"], index["state"], f"{index['populationPercent']:.0f}")
+    console.print(indexes)
+
+
+def _show(note: Note) -> None:
+    console.print(f"[bold]{note.id}[/] (tenant {note.tenant}, version {note.version}, analysis {note.analysis})")
+    console.print(note.content, markup=False, highlight=False)
+    for label, value in (("keywords", ", ".join(note.keywords)), ("tags", ", ".join(note.tags)),
+                         ("context", note.context), ("source", note.source), ("event time", note.event_time),
+                         ("created", note.created_at)):
+        if value:
+            console.print(f"  {label}: {value}", markup=False, highlight=False)
+    for link in note.links:
+        arrow = "->" if link.source_id == note.id else "<-"
+        console.print(f"  {arrow} {link.type} {link.other(note.id)} ({link.confidence:.2f}) {link.reason}",
+                      markup=False, highlight=False)
+
+
+def _short(text: str, width: int = 80) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= width else flat[: width - 1] + "…"
+
+
+def _score(score: float | None) -> str:
+    return "" if score is None else f"{score:.3f}"

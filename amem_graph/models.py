@@ -1,0 +1,133 @@
+"""The domain: notes (A-Mem's atomic memories) and the typed links between them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Literal
+
+# The closed link vocabulary. Relationship types reach Cypher only after a check against this set.
+LINK_TYPES: frozenset[str] = frozenset(
+    {"RELATES_TO", "ELABORATES", "SUPPORTS", "CONTRADICTS", "FOLLOWS", "SAME_ENTITY"}
+)
+
+Analysis = Literal["none", "heuristic", "llm", "degraded"]
+
+
+@dataclass(frozen=True)
+class Link:
+    """A typed, reasoned link between two notes; one relationship, read from either end."""
+
+    source_id: str
+    target_id: str
+    type: str
+    reason: str = ""
+    confidence: float = 1.0
+    created_at: datetime | None = None
+    invalid_at: datetime | None = None
+
+    def other(self, note_id: str) -> str:
+        return self.target_id if note_id == self.source_id else self.source_id
+
+
+@dataclass(frozen=True)
+class NoteInput:
+    """What a caller supplies for a new note; the engine fills ids, hashes, times and the embedding."""
+
+    content: str
+    source: str | None = None
+    keywords: tuple[str, ...] = ()
+    tags: tuple[str, ...] = ()
+    context: str = ""
+    category: str | None = None
+    importance: float = 0.5
+    event_time: datetime | None = None
+    id: str | None = None
+
+
+@dataclass(frozen=True)
+class NoteChanges:
+    """Fields an update may change; None leaves a field as it is."""
+
+    content: str | None = None
+    keywords: tuple[str, ...] | None = None
+    tags: tuple[str, ...] | None = None
+    context: str | None = None
+    category: str | None = None
+    importance: float | None = None
+    event_time: datetime | None = None
+    reason: str = "update"
+
+    def is_empty(self) -> bool:
+        return all(
+            getattr(self, name) is None
+            for name in ("content", "keywords", "tags", "context", "category", "importance", "event_time")
+        )
+
+
+@dataclass(frozen=True)
+class Note:
+    """One memory: what was said (`content`, never rewritten by the engine) plus what was derived."""
+
+    id: str
+    tenant: str
+    content: str
+    content_hash: str
+    source: str | None = None
+    keywords: tuple[str, ...] = ()
+    tags: tuple[str, ...] = ()
+    context: str = ""
+    category: str | None = None
+    importance: float = 0.5
+    retrieval_count: int = 0
+    event_time: datetime | None = None
+    created_at: datetime | None = None
+    updated_at: datetime | None = None
+    last_accessed: datetime | None = None
+    version: int = 1
+    valid_from: datetime | None = None
+    invalid_at: datetime | None = None
+    analysis: Analysis = "none"
+    model: str | None = None
+    links: tuple[Link, ...] = ()
+    embedding: tuple[float, ...] | None = field(default=None, repr=False)
+
+    def to_dict(self, *, with_embedding: bool = False) -> dict[str, Any]:
+        """JSON-ready form (ISO times, links as dicts)."""
+        out: dict[str, Any] = {}
+        for name in self.__dataclass_fields__:
+            value = getattr(self, name)
+            if name == "embedding" and not with_embedding:
+                continue
+            if name == "links":
+                value = [_jsonable(vars(link)) for link in value]
+            out[name] = _jsonable(value)
+        return out
+
+
+@dataclass(frozen=True)
+class SearchHit:
+    """A note found by search, with its fused score and the scores that explain it."""
+
+    note: Note
+    score: float
+    vector_score: float | None = None
+    fulltext_score: float | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "score": self.score,
+            "vector_score": self.vector_score,
+            "fulltext_score": self.fulltext_score,
+            "note": self.note.to_dict(),
+        }
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, datetime):
+        return value.isoformat()
+    if isinstance(value, tuple | list):
+        return [_jsonable(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _jsonable(v) for k, v in value.items()}
+    return value

@@ -1,0 +1,353 @@
+"""Install (via Maven), start, stop and describe a Neo4j Community 5.26 server bound to 127.0.0.1.
+
+A server folder holds conf/, data/, logs/, run/ (pid and ports) and `password` (mode 0600).
+Jars are shared by all server folders, under the amem-graph home.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import secrets
+import shlex
+import shutil
+import signal
+import socket
+import subprocess
+import tempfile
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from ..errors import ServerError
+from ..settings import default_home
+
+POM = Path(__file__).with_name("pom.xml")
+ENTRY_POINT = "org.neo4j.server.CommunityEntryPoint"
+ADMIN_TOOL = "org.neo4j.cli.AdminTool"
+USER = "neo4j"
+# JVM flags that Neo4j's own launcher passes and the server relies on (netty, off-heap buffers).
+JVM_FLAGS = (
+    "-XX:+UseG1GC",
+    "-XX:-OmitStackTraceInFastThrow",
+    "-XX:+ExitOnOutOfMemoryError",
+    "-Dfile.encoding=UTF-8",
+    "-Djdk.nio.maxCachedBufferSize=1024",
+    "-Dio.netty.tryReflectionSetAccessible=true",
+    "-Dlog4j2.disable.jmx=true",
+    "--add-opens=java.base/java.nio=ALL-UNNAMED",
+    "--add-opens=java.base/java.io=ALL-UNNAMED",
+    "--add-opens=java.base/sun.nio.ch=ALL-UNNAMED",
+)
+
+
+def neo4j_version() -> str:
+    match = re.search(r"<neo4j\.version>([^<]+)</neo4j\.version>", POM.read_text(encoding="utf-8"))
+    if not match:
+        raise ServerError(f"{POM} does not pin neo4j.version")
+    return match.group(1)
+
+
+@dataclass(frozen=True)
+class ConnectionInfo:
+    uri: str
+    user: str
+    password: str
+    http_url: str
+
+    @property
+    def browser_url(self) -> str:
+        return f"{self.http_url}/browser/"
+
+    def exports(self) -> str:
+        """Shell lines for `eval "$(amem-graph neo4j env)"`."""
+        return "\n".join(
+            f"export {name}={shlex.quote(value)}"
+            for name, value in (("NEO4J_URI", self.uri), ("NEO4J_USER", self.user), ("NEO4J_PASSWORD", self.password))
+        )
+
+
+@dataclass(frozen=True)
+class Ports:
+    bolt: int
+    http: int
+
+
+class LocalNeo4j:
+    """One local server folder."""
+
+    def __init__(self, directory: Path, *, home: Path | None = None, heap: str = "1g", pagecache: str = "512m"):
+        self.dir = Path(directory).expanduser().resolve()
+        self.version = neo4j_version()
+        self.jars_dir = ((home or default_home()) / "jars" / f"neo4j-{self.version}").expanduser().resolve()
+        self.heap = heap
+        self.pagecache = pagecache
+
+    # -- files ----------------------------------------------------------------------------------
+
+    @property
+    def log_file(self) -> Path:
+        return self.dir / "logs" / "neo4j.log"
+
+    @property
+    def console_log(self) -> Path:
+        return self.dir / "logs" / "console.log"
+
+    @property
+    def password_file(self) -> Path:
+        return self.dir / "password"
+
+    @property
+    def _pid_file(self) -> Path:
+        return self.dir / "run" / "neo4j.pid"
+
+    @property
+    def _ports_file(self) -> Path:
+        return self.dir / "run" / "ports.json"
+
+    def ports(self) -> Ports | None:
+        try:
+            return Ports(**json.loads(self._ports_file.read_text()))
+        except (FileNotFoundError, ValueError, TypeError):
+            return None
+
+    def connection(self) -> ConnectionInfo | None:
+        """How to reach this server, if it has been started here before (it may be stopped now)."""
+        ports = self.ports()
+        if ports is None or not self.password_file.exists():
+            return None
+        return ConnectionInfo(
+            uri=f"bolt://127.0.0.1:{ports.bolt}",
+            user=USER,
+            password=self.password_file.read_text().strip(),
+            http_url=f"http://127.0.0.1:{ports.http}",
+        )
+
+    # -- install --------------------------------------------------------------------------------
+
+    def java(self) -> str:
+        """The java binary (JAVA_HOME first), checked to be version 17 or newer."""
+        java_home = os.environ.get("JAVA_HOME")
+        java = str(Path(java_home) / "bin" / "java") if java_home else shutil.which("java")
+        if not java or not Path(java).exists():
+            raise ServerError(
+                "Java 17 or newer is needed to run Neo4j 5.26 and none was found on PATH or in JAVA_HOME: "
+                "install OpenJDK 17 (e.g. `apt-get install openjdk-17-jre-headless`)"
+            )
+        out = subprocess.run([java, "-version"], capture_output=True, text=True, check=False).stderr
+        match = re.search(r'version "(\d+)(?:\.(\d+))?', out)
+        major = int(match.group(1)) if match else 0
+        if major == 1 and match and match.group(2):
+            major = int(match.group(2))
+        if major < 17:
+            raise ServerError(f"Neo4j 5.26 needs Java 17 or newer; {java} is {out.splitlines()[0] if out else 'unknown'}")
+        return java
+
+    def installed(self) -> bool:
+        return any(self.jars_dir.glob(f"neo4j-{self.version}.jar"))
+
+    def install(self) -> Path:
+        """Fetch the Neo4j and Browser jars with Maven (once); returns the jar folder."""
+        if self.installed():
+            return self.jars_dir
+        mvn = shutil.which("mvn")
+        if not mvn:
+            raise ServerError(
+                "Maven is needed once to fetch the Neo4j jars from Maven Central and `mvn` is not on PATH: "
+                "install it (e.g. `apt-get install maven`)"
+            )
+        self.jars_dir.parent.mkdir(parents=True, exist_ok=True)
+        staging = Path(tempfile.mkdtemp(prefix=".jars-", dir=self.jars_dir.parent))
+        cmd = [mvn, "-q", "-B", "-f", str(POM), "dependency:copy-dependencies", f"-DoutputDirectory={staging}"]
+        proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
+        if proc.returncode != 0 or not any(staging.glob(f"neo4j-{self.version}.jar")):
+            shutil.rmtree(staging, ignore_errors=True)
+            tail = "\n".join((proc.stdout + proc.stderr).strip().splitlines()[-15:])
+            raise ServerError(f"Maven could not fetch the Neo4j {self.version} jars ({' '.join(cmd)}):\n{tail}")
+        shutil.rmtree(self.jars_dir, ignore_errors=True)
+        staging.rename(self.jars_dir)  # a jar folder is complete or absent, never half-filled
+        return self.jars_dir
+
+    # -- lifecycle ------------------------------------------------------------------------------
+
+    def pid(self) -> int | None:
+        """The pid of this folder's running server, or None (a stale pid file is ignored)."""
+        try:
+            pid = int(self._pid_file.read_text().strip())
+            cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace")
+        except (FileNotFoundError, ValueError, ProcessLookupError, PermissionError):
+            return None
+        return pid if ENTRY_POINT in cmdline and str(self.dir) in cmdline else None
+
+    def start(self, *, bolt_port: int = 7687, http_port: int = 7474, timeout: float = 180.0) -> ConnectionInfo:
+        """Start the server (or return the running one) and wait until Bolt accepts the password."""
+        if self.pid() is not None:
+            info = self.connection()
+            assert info is not None
+            return info
+        java = self.java()
+        for port in (bolt_port, http_port):
+            _require_free(port)
+        jars = self.install()
+        for sub in ("conf", "data", "logs", "run"):
+            (self.dir / sub).mkdir(parents=True, exist_ok=True)
+        self._write_conf(Ports(bolt_port, http_port))
+        self._ensure_password(java, jars)
+        self._ports_file.write_text(json.dumps(asdict(Ports(bolt_port, http_port))))
+        cmd = [
+            java, f"-Xms{self.heap}", f"-Xmx{self.heap}", *JVM_FLAGS, "-cp", f"{jars}/*", ENTRY_POINT,
+            f"--home-dir={self.dir}", f"--config-dir={self.dir / 'conf'}",
+        ]
+        with open(self.console_log, "ab") as console:
+            proc = subprocess.Popen(
+                cmd, stdout=console, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                env=self._env(), start_new_session=True, cwd=self.dir,
+            )
+        self._pid_file.write_text(str(proc.pid))
+        info = self.connection()
+        assert info is not None
+        self._wait_for_bolt(proc, info, timeout)
+        return info
+
+    def stop(self, timeout: float = 60.0) -> bool:
+        """Stop the server; False if none was running. Escalates to SIGKILL after `timeout`."""
+        pid = self.pid()
+        if pid is None:
+            self._pid_file.unlink(missing_ok=True)
+            return False
+        os.kill(pid, signal.SIGTERM)
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline and _alive(pid):
+            time.sleep(0.2)
+        if _alive(pid):
+            os.kill(pid, signal.SIGKILL)
+            while _alive(pid):
+                time.sleep(0.1)
+        self._pid_file.unlink(missing_ok=True)
+        return True
+
+    def status(self) -> dict[str, object]:
+        info = self.connection()
+        pid = self.pid()
+        ports = self.ports()
+        return {
+            "running": pid is not None and ports is not None and _bolt_open(ports.bolt),
+            "pid": pid,
+            "dir": str(self.dir),
+            "version": self.version,
+            "uri": info.uri if info else None,
+            "browser": info.browser_url if info else None,
+            "password_file": str(self.password_file),
+            "log": str(self.log_file),
+        }
+
+    # -- helpers --------------------------------------------------------------------------------
+
+    def _env(self) -> dict[str, str]:
+        return {**os.environ, "NEO4J_HOME": str(self.dir), "NEO4J_CONF": str(self.dir / "conf")}
+
+    def _write_conf(self, ports: Ports) -> None:
+        settings = {
+            "server.default_listen_address": "127.0.0.1",
+            "server.default_advertised_address": "127.0.0.1",
+            "server.bolt.listen_address": f"127.0.0.1:{ports.bolt}",
+            "server.bolt.advertised_address": f"127.0.0.1:{ports.bolt}",
+            "server.http.listen_address": f"127.0.0.1:{ports.http}",
+            "server.http.advertised_address": f"127.0.0.1:{ports.http}",
+            "server.https.enabled": "false",
+            "server.directories.data": str(self.dir / "data"),
+            "server.directories.logs": str(self.dir / "logs"),
+            "server.directories.run": str(self.dir / "run"),
+            "server.memory.pagecache.size": self.pagecache,
+            "dbms.security.auth_enabled": "true",
+            "db.tx_log.rotation.retention_policy": "1G size",
+        }
+        text = "# Written by amem-graph on every start; edits are overwritten.\n"
+        text += "".join(f"{key}={value}\n" for key, value in settings.items())
+        (self.dir / "conf" / "neo4j.conf").write_text(text)
+
+    def _ensure_password(self, java: str, jars: Path) -> None:
+        """Auth is always on: the first start sets a generated password, kept in a 0600 file."""
+        auth_file = self.dir / "data" / "dbms" / "auth.ini"
+        if auth_file.exists():
+            if not self.password_file.exists():
+                raise ServerError(
+                    f"{auth_file} holds a password but {self.password_file} is missing: restore the file, "
+                    f"or delete {self.dir / 'data'} to start from an empty database"
+                )
+            return
+        if not self.password_file.exists():
+            fd = os.open(self.password_file, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            with os.fdopen(fd, "w") as handle:
+                handle.write(secrets.token_urlsafe(24) + "\n")
+        password = self.password_file.read_text().strip()
+        proc = subprocess.run(
+            [java, "-cp", f"{jars}/*", ADMIN_TOOL, "dbms", "set-initial-password", password],
+            capture_output=True, text=True, env=self._env(), check=False,
+        )
+        if proc.returncode != 0:
+            raise ServerError(f"could not set the initial Neo4j password: {(proc.stdout + proc.stderr).strip()[-800:]}")
+
+    def _wait_for_bolt(self, proc: subprocess.Popen[bytes], info: ConnectionInfo, timeout: float) -> None:
+        from neo4j import GraphDatabase
+        from neo4j.exceptions import AuthError, DriverError, Neo4jError
+
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if proc.poll() is not None:
+                self._pid_file.unlink(missing_ok=True)
+                raise ServerError(
+                    f"Neo4j exited during start (code {proc.returncode}); see {self.log_file} and "
+                    f"{self.console_log}:\n{_tail(self.console_log)}"
+                )
+            if _bolt_open(int(info.uri.rsplit(":", 1)[1])):
+                try:
+                    with GraphDatabase.driver(info.uri, auth=(info.user, info.password)) as driver:
+                        driver.verify_connectivity()
+                    return
+                except AuthError as err:
+                    raise ServerError(f"Neo4j started but refused the password in {self.password_file}: {err}") from None
+                except (DriverError, Neo4jError, OSError):
+                    pass  # Bolt is up but the database is still starting
+            time.sleep(0.5)
+        raise ServerError(f"Neo4j did not answer on {info.uri} within {timeout:.0f} s; see {self.log_file}")
+
+
+def _require_free(port: int) -> None:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            sock.bind(("127.0.0.1", port))
+        except OSError:
+            raise ServerError(
+                f"port {port} on 127.0.0.1 is in use: stop what holds it or choose another port "
+                "(--bolt-port / --http-port, or AMEM_NEO4J_BOLT_PORT / AMEM_NEO4J_HTTP_PORT)"
+            ) from None
+
+
+def _bolt_open(port: int) -> bool:
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=1.0):
+            return True
+    except OSError:
+        return False
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    # A zombie (our own child not yet reaped) counts as gone.
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().split()[2] != "Z"
+    except (FileNotFoundError, IndexError):
+        return False
+
+
+def _tail(path: Path, lines: int = 20) -> str:
+    try:
+        return "\n".join(path.read_text(errors="replace").splitlines()[-lines:])
+    except FileNotFoundError:
+        return "(no output)"

@@ -1,0 +1,28 @@
+"""Persistence backends behind one protocol (`NoteStore`), and the choice between them."""
+
+from __future__ import annotations
+
+from ..errors import StoreUnavailable
+from ..settings import Settings
+from .base import SCHEMA_VERSION, NoteStore, StoreStats
+
+
+def open_store(settings: Settings) -> NoteStore:
+    """The Neo4j named by NEO4J_URI, else the local server that `amem-graph neo4j start` runs."""
+    from ..server import LocalNeo4j
+    from .neo4j import Neo4jStore
+
+    if settings.neo4j_uri:
+        if settings.neo4j_password is None:
+            raise StoreUnavailable(f"NEO4J_URI is {settings.neo4j_uri} but NEO4J_PASSWORD is not set")
+        return Neo4jStore(settings.neo4j_uri, settings.neo4j_user, settings.neo4j_password, settings.neo4j_database)
+    local = LocalNeo4j(settings.local_server_dir, home=settings.home).connection()
+    if local is None:
+        raise StoreUnavailable(
+            "no database configured: set NEO4J_URI, NEO4J_USER and NEO4J_PASSWORD, "
+            f"or start a local server with `amem-graph neo4j start` (folder {settings.local_server_dir})"
+        )
+    return Neo4jStore(local.uri, local.user, local.password, settings.neo4j_database)
+
+
+__all__ = ["SCHEMA_VERSION", "NoteStore", "StoreStats", "open_store"]

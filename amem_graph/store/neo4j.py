@@ -1,0 +1,308 @@
+"""The Neo4j backend: named Cypher statements over the official driver, every query scoped by tenant."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from datetime import datetime, timezone
+from typing import Any
+
+import numpy as np
+from neo4j import Driver, GraphDatabase, NotificationMinimumSeverity, Record, RoutingControl
+from neo4j.exceptions import AuthError, ConfigurationError, ConstraintError, DriverError
+from neo4j.exceptions import ServiceUnavailable, SessionExpired
+
+from .. import cypher, validation
+from ..embedding import canonical_model
+from ..errors import InvalidInput, NoteNotFound, SchemaMismatch, StoreUnavailable
+from ..models import LINK_TYPES, Link, Note, NoteInput
+from .base import SCHEMA_VERSION, StoreStats
+
+_LUCENE_SPECIAL = re.compile(r'([+\-&|!(){}\[\]^"~*?:\\/])')
+_UNREACHABLE = (ServiceUnavailable, SessionExpired, OSError)
+
+
+def lucene_query(text: str) -> str:
+    """User text as a plain Lucene query: special characters escaped, operators (AND/OR/NOT) neutralised."""
+    return _LUCENE_SPECIAL.sub(r"\\\1", text.lower())
+
+
+def _native(value: Any) -> Any:
+    return value.to_native() if hasattr(value, "to_native") else value
+
+
+def note_from_record(props: dict[str, Any], links: Sequence[dict[str, Any]] = (), embedding: Any = None) -> Note:
+    """A Note from its node properties (the store keeps '' for 'no source')."""
+    return Note(
+        id=props["id"],
+        tenant=props["tenant"],
+        content=props["content"],
+        content_hash=props["content_hash"],
+        source=props.get("source") or None,
+        keywords=tuple(props.get("keywords") or ()),
+        tags=tuple(props.get("tags") or ()),
+        context=props.get("context") or "",
+        category=props.get("category"),
+        importance=float(props.get("importance", 0.5)),
+        retrieval_count=int(props.get("retrieval_count", 0)),
+        event_time=_native(props.get("event_time")),
+        created_at=_native(props.get("created_at")),
+        updated_at=_native(props.get("updated_at")),
+        last_accessed=_native(props.get("last_accessed")),
+        version=int(props.get("version", 1)),
+        valid_from=_native(props.get("valid_from")),
+        invalid_at=_native(props.get("invalid_at")),
+        analysis=props.get("analysis") or "none",
+        model=props.get("model"),
+        links=tuple(link_from_record(link) for link in links),
+        embedding=None if embedding is None else tuple(float(v) for v in embedding),
+    )
+
+
+def link_from_record(row: dict[str, Any]) -> Link:
+    return Link(
+        source_id=row["source_id"],
+        target_id=row["target_id"],
+        type=row["type"],
+        reason=row.get("reason") or "",
+        confidence=float(row["confidence"]) if row.get("confidence") is not None else 1.0,
+        created_at=_native(row.get("created_at")),
+        invalid_at=_native(row.get("invalid_at")),
+    )
+
+
+def _now() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+class Neo4jStore:
+    """Notes in Neo4j 5.26+ (Community or Enterprise, single server, cluster or Aura)."""
+
+    kind = "neo4j"
+
+    def __init__(self, uri: str, user: str, password: str, database: str | None = None) -> None:
+        self.location = uri
+        self.database = database
+        self.dimension: int | None = None
+        self._user = user
+        try:
+            self._driver: Driver = GraphDatabase.driver(
+                uri,
+                auth=(user, password),
+                connection_timeout=5.0,
+                connection_acquisition_timeout=10.0,
+                max_transaction_retry_time=15.0,
+                # "property does not exist yet" warnings are expected on a young graph; they are noise.
+                notifications_min_severity=NotificationMinimumSeverity.OFF,
+            )
+            self._driver.verify_connectivity()
+        except AuthError as err:
+            raise StoreUnavailable(f"Neo4j at {uri} refused the credentials of user {user!r}: {err.message}") from None
+        except (ConfigurationError, ValueError) as err:
+            raise StoreUnavailable(f"cannot use NEO4J_URI {uri!r}: {err}") from None
+        except (*_UNREACHABLE, DriverError) as err:
+            raise StoreUnavailable(
+                f"cannot reach Neo4j at {uri}: {err}. Start it (`amem-graph neo4j start`) or check NEO4J_URI."
+            ) from None
+
+    # -- plumbing -------------------------------------------------------------------------------
+
+    def _run(self, name: str, *, write: bool = False, **params: Any) -> list[Record]:
+        """Run one named statement in a managed (retried) transaction."""
+        try:
+            result = self._driver.execute_query(
+                cypher.load(name),
+                params,
+                database_=self.database,
+                routing_=RoutingControl.WRITE if write else RoutingControl.READ,
+            )
+        except AuthError as err:
+            raise StoreUnavailable(f"Neo4j at {self.location} refused the credentials: {err.message}") from None
+        except _UNREACHABLE as err:
+            raise StoreUnavailable(f"lost Neo4j at {self.location}: {err}") from None
+        return result.records
+
+    # -- schema ---------------------------------------------------------------------------------
+
+    def ensure_schema(self, model: str, dimension: int) -> None:
+        self._check_index_dimension(dimension)
+        self._check_marker(model, dimension)
+        for name, _ in cypher.schema_statements():
+            self._run(name, write=True, dimension=dimension)
+        self._run("admin/await_indexes", write=True, timeout_s=300)
+        self._run(
+            "admin/schema_marker_set", write=True, version=SCHEMA_VERSION, model=canonical_model(model),
+            dimension=dimension, now=_now(),
+        )
+        self.dimension = dimension
+
+    def check_schema(self, model: str, dimension: int) -> None:
+        self._check_index_dimension(dimension)
+        self._check_marker(model, dimension)
+        self.dimension = dimension
+
+    def vector_index(self) -> dict[str, Any] | None:
+        rows = self._run("admin/vector_index")
+        return rows[0].data() if rows else None
+
+    def indexes(self) -> list[dict[str, Any]]:
+        return [r.data() for r in self._run("admin/indexes")]
+
+    def _check_index_dimension(self, dimension: int) -> None:
+        index = self.vector_index()
+        if index and index["dimension"] is not None and int(index["dimension"]) != dimension:
+            raise SchemaMismatch(
+                f"the vector index note_embedding in {self.location} has {index['dimension']} dimensions, "
+                f"but the embedding model gives {dimension}: use the model the notes were embedded with "
+                "(AMEM_EMBEDDING_MODEL) or re-embed them into a fresh database"
+            )
+
+    def _check_marker(self, model: str, dimension: int) -> None:
+        row = self._run("admin/schema_marker_get")[0]
+        if row["version"] is None:
+            return
+        if int(row["version"]) > SCHEMA_VERSION:
+            raise SchemaMismatch(
+                f"{self.location} holds amem-graph schema version {row['version']}, newer than this "
+                f"amem-graph understands ({SCHEMA_VERSION}): upgrade amem-graph"
+            )
+        if row["embedding_model"] and row["embedding_model"] != canonical_model(model):
+            raise SchemaMismatch(
+                f"the notes in {self.location} were embedded with {row['embedding_model']!r}, not "
+                f"{canonical_model(model)!r}: set AMEM_EMBEDDING_MODEL={row['embedding_model']} "
+                "(vectors of different models are not comparable)"
+            )
+
+    def _require_dimension(self) -> int:
+        if self.dimension is None:
+            raise SchemaMismatch("the store's schema has not been checked yet: call ensure_schema or check_schema")
+        return self.dimension
+
+    # -- notes ----------------------------------------------------------------------------------
+
+    def existing(self, tenant: str, notes: Sequence[NoteInput]) -> dict[int, str]:
+        keys = [
+            {"index": i, "source": n.source or "", "content_hash": validation.content_hash(n.content)}
+            for i, n in enumerate(notes)
+        ]
+        return {r["index"]: r["id"] for r in self._run("note/existing", tenant=tenant, keys=keys)}
+
+    def add_notes(
+        self, tenant: str, notes: Sequence[NoteInput], embeddings: np.ndarray, *, analysis: str, model: str | None
+    ) -> list[str]:
+        dimension = self._require_dimension()
+        if len(notes) != len(embeddings):
+            raise InvalidInput(f"{len(notes)} notes but {len(embeddings)} embeddings")
+        rows = [
+            {
+                "id": n.id,
+                "content": n.content,
+                "content_hash": validation.content_hash(n.content),
+                "source": n.source or "",
+                "keywords": list(n.keywords),
+                "tags": list(n.tags),
+                "context": n.context,
+                "category": n.category,
+                "importance": n.importance,
+                "event_time": n.event_time,
+                "analysis": analysis,
+                "model": model,
+                "embedding": validation.vector(vector, dimension),
+            }
+            for n, vector in zip(notes, embeddings, strict=True)
+        ]
+        if not rows:
+            return []
+        try:
+            records = self._run("note/create", write=True, tenant=tenant, rows=rows, now=_now())
+        except ConstraintError as err:
+            raise InvalidInput(f"a note id is already taken: {err.message}") from None
+        ids = {r["requested_id"]: r["id"] for r in records}
+        return [ids[n.id] for n in notes]
+
+    def get_note(self, tenant: str, note_id: str, *, with_embedding: bool = False) -> Note:
+        rows = self._run(
+            "note/get", tenant=tenant, id=note_id, link_types=sorted(LINK_TYPES), with_embedding=with_embedding
+        )
+        if not rows:
+            raise NoteNotFound(f"no note {note_id!r} in tenant {tenant!r}")
+        row = rows[0]
+        return note_from_record(row["note"], row["links"], row["embedding"])
+
+    def update_note(
+        self, tenant: str, note_id: str, changes: dict[str, Any], *, reason: str, embedding: np.ndarray | None
+    ) -> None:
+        vector = None if embedding is None else validation.vector(embedding, self._require_dimension())
+        try:
+            rows = self._run(
+                "note/update", write=True, tenant=tenant, id=note_id, changes=changes, reason=reason,
+                embedding=vector, now=_now(),
+            )
+        except ConstraintError:
+            raise InvalidInput(
+                f"another note in tenant {tenant!r} already has this content from the same source"
+            ) from None
+        if not rows:
+            raise NoteNotFound(f"no note {note_id!r} in tenant {tenant!r}")
+
+    def delete_note(self, tenant: str, note_id: str) -> None:
+        rows = self._run("note/delete", write=True, tenant=tenant, id=note_id)
+        if not rows or rows[0]["deleted"] == 0:
+            raise NoteNotFound(f"no note {note_id!r} in tenant {tenant!r}")
+
+    def list_notes(self, tenant: str, *, limit: int, offset: int = 0) -> list[Note]:
+        return [note_from_record(r["note"]) for r in self._run("note/list", tenant=tenant, limit=limit, offset=offset)]
+
+    def add_link(self, tenant: str, link: Link) -> Link:
+        rows = self._run(
+            "link/create", write=True, tenant=tenant, source_id=link.source_id, target_id=link.target_id,
+            type=validation.link_type(link.type), reason=link.reason, confidence=link.confidence, now=_now(),
+        )
+        if not rows:
+            raise NoteNotFound(f"cannot link {link.source_id!r} to {link.target_id!r}: both must be notes of {tenant!r}")
+        return link_from_record(rows[0].data())
+
+    # -- search ---------------------------------------------------------------------------------
+
+    def vector_search(
+        self, tenant: str, vector: np.ndarray, k: int, *, include_invalid: bool = False
+    ) -> list[tuple[Note, float]]:
+        query = validation.vector(vector, self._require_dimension(), "query vector")
+        params = {"tenant": tenant, "vector": query, "k": k, "include_invalid": include_invalid}
+        rows = self._run("note/vector_search", fetch=min(max(10 * k, 100), 10_000), **params)
+        if len(rows) < k:  # other tenants crowded the approximate result: scan this tenant exactly
+            rows = self._run("note/vector_search_exact", **params)
+        return [(note_from_record(r["note"]), float(r["score"])) for r in rows]
+
+    def fulltext_search(
+        self, tenant: str, query: str, k: int, *, include_invalid: bool = False
+    ) -> list[tuple[Note, float]]:
+        rows = self._run(
+            "note/fulltext_search", tenant=tenant, query=lucene_query(query), k=k, include_invalid=include_invalid
+        )
+        return [(note_from_record(r["note"]), float(r["score"])) for r in rows]
+
+    # -- admin ----------------------------------------------------------------------------------
+
+    def delete_tenant(self, tenant: str) -> int:
+        total = 0
+        while deleted := self._run("admin/delete_tenant_batch", write=True, tenant=tenant, batch=5000)[0]["deleted"]:
+            total += deleted
+        return total
+
+    def stats(self, tenant: str | None = None) -> StoreStats:
+        marker = self._run("admin/schema_marker_get")[0].data()
+        return StoreStats(
+            store=self.kind,
+            location=self.location,
+            labels={r["label"]: r["count"] for r in self._run("admin/label_counts", tenant=tenant)},
+            relationships={r["type"]: r["count"] for r in self._run("admin/relationship_counts", tenant=tenant)},
+            indexes=self.indexes(),
+            schema=marker,
+        )
+
+    def close(self) -> None:
+        self._driver.close()
+
+
+__all__ = ["Neo4jStore", "lucene_query", "note_from_record"]

@@ -1,0 +1,3 @@
+MATCH (n:Note)
+RETURN n.tenant AS tenant, count(*) AS notes
+ORDER BY tenant
