@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from datetime import datetime
 from typing import Any
+
+import numpy as np
 
 from . import validation
 from .embedding import Embedder, composite_text
@@ -63,8 +66,8 @@ class AgenticMemory:
         id: str | None = None,  # noqa: A002 - the domain's name for it
     ) -> Note:
         """Store one note. Adding the same content from the same source again returns the existing note."""
-        item = NoteInput(
-            content=content, source=source, keywords=tuple(keywords), tags=tuple(tags), context=context,
+        item = NoteInput(  # validation turns lists into tuples and refuses a bare string
+            content=content, source=source, keywords=keywords, tags=tags, context=context,  # type: ignore[arg-type]
             category=category, importance=importance, event_time=event_time, id=id,  # type: ignore[arg-type]
         )
         (note_id,) = self.add_many([item], tenant=tenant)
@@ -81,17 +84,26 @@ class AgenticMemory:
         """Bulk add: every item is checked before anything is written; each batch is one transaction.
 
         Repeats (same source and content) are not embedded again, so re-running an interrupted
-        ingest resumes it. Returns the note ids in input order.
+        ingest resumes it. Returns the note ids in input order. `on_batch(n)` is called as each
+        batch of n notes is committed.
         """
         tenant = self._tenant(tenant)
         notes = [self._checked(item, position) for position, item in enumerate(items)]
         size = batch_size or self.settings.write_batch_size
         ids: list[str] = []
-        for start in range(0, len(notes), size):
-            batch = notes[start : start + size]
-            ids.extend(self._add_batch(tenant, batch))
-            if on_batch:
-                on_batch(len(batch))
+        # Batch i is written on a second thread while batch i+1 is embedded: the database's work
+        # (index inserts, commit) then hides behind the embedding, which dominates ingest time.
+        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="amem-write") as writer:
+            in_flight: list[Future[list[str]]] = []
+            for start in range(0, len(notes), size):
+                batch = notes[start : start + size]
+                known, fresh, vectors = self._prepare(tenant, batch)
+                in_flight.append(writer.submit(self._write, tenant, batch, known, fresh, vectors))
+                while len(in_flight) > 1 or (in_flight and start + size >= len(notes)):
+                    written = in_flight.pop(0).result()
+                    ids.extend(written)
+                    if on_batch:
+                        on_batch(len(written))
         return ids
 
     def _checked(self, item: NoteInput | str, position: int) -> NoteInput:
@@ -102,10 +114,19 @@ class AgenticMemory:
         except InvalidInput as err:
             raise InvalidInput(f"item {position}: {err}") from None
 
-    def _add_batch(self, tenant: str, batch: Sequence[NoteInput]) -> list[str]:
+    def _prepare(
+        self, tenant: str, batch: Sequence[NoteInput]
+    ) -> tuple[dict[int, str], list[NoteInput], np.ndarray]:
+        """Find repeats (not embedded again) and embed the rest."""
         known = self.store.existing(tenant, batch)
         fresh = [note for i, note in enumerate(batch) if i not in known]
         vectors = self.embedder.embed([composite_text(n.content, n.context, n.keywords, n.tags) for n in fresh])
+        return known, fresh, vectors
+
+    def _write(
+        self, tenant: str, batch: Sequence[NoteInput], known: dict[int, str], fresh: list[NoteInput],
+        vectors: np.ndarray,
+    ) -> list[str]:
         created = iter(self.store.add_notes(tenant, fresh, vectors, analysis="none", model=None))
         return [known[i] if i in known else next(created) for i in range(len(batch))]
 
@@ -131,9 +152,8 @@ class AgenticMemory:
         tenant = self._tenant(tenant)
         changes = validation.note_changes(
             NoteChanges(
-                content=content, keywords=None if keywords is None else tuple(keywords),
-                tags=None if tags is None else tuple(tags), context=context, category=category,
-                importance=importance, event_time=event_time, reason=reason,  # type: ignore[arg-type]
+                content=content, keywords=keywords, tags=tags, context=context,  # type: ignore[arg-type]
+                category=category, importance=importance, event_time=event_time, reason=reason,  # type: ignore[arg-type]
             ),
             self.settings.max_content_chars,
         )

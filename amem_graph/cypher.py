@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from functools import cache
 from pathlib import Path
 
@@ -17,19 +18,30 @@ def root() -> Path:
     raise FileNotFoundError(f"Cypher folder not found at {_PACKAGED} or {_SOURCE}: the installation is incomplete")
 
 
-@cache
-def load(name: str) -> str:
-    """The statement in `cypher/<name>.cypher`, e.g. load("note/get")."""
-    path = root() / f"{name}.cypher"
-    statement = "\n".join(
+_FRAGMENT = re.compile(r"@([a-z_]+)")
+
+
+def _read(path: Path) -> str:
+    text = "\n".join(
         line for line in path.read_text(encoding="utf-8").splitlines() if not line.lstrip().startswith("//")
     ).strip()
-    if not statement:
+    if not text:
         raise ValueError(f"{path} holds no statement")
-    return statement
+    return text
+
+
+@cache
+def load(name: str) -> str:
+    """The statement in `cypher/<name>.cypher`, e.g. load("note/get").
+
+    `@name` stands for `cypher/fragments/name.cypher` (such as @note_map, the one projection of a
+    note), so a shape shared by many statements is written once. `@` is not Cypher syntax.
+    """
+    statement = _read(root() / f"{name}.cypher")
+    return _FRAGMENT.sub(lambda m: _read(root() / "fragments" / f"{m.group(1)}.cypher"), statement)
 
 
 def schema_statements() -> list[tuple[str, str]]:
     """(name, statement) for each file in cypher/schema/, in file-name order."""
-    files = sorted((root() / "schema").glob("*.cypher"))
+    files = sorted((root() / "schema").glob("*.cypher"))  # fragments/ are not statements
     return [(f"schema/{p.stem}", load(f"schema/{p.stem}")) for p in files]

@@ -91,7 +91,12 @@ def event_time(value: Any) -> datetime | None:
             raise InvalidInput(f"event time {value!r} is not an ISO-8601 date-time") from None
     if not isinstance(value, datetime):
         raise InvalidInput(f"event time must be a datetime, got {type(value).__name__}")
-    return value if value.tzinfo else value.replace(tzinfo=timezone.utc)
+    return to_millis(value if value.tzinfo else value.replace(tzinfo=timezone.utc))
+
+
+def to_millis(value: datetime) -> datetime:
+    """Times are kept to the millisecond, so what is stored is exactly what is read back."""
+    return value.replace(microsecond=value.microsecond // 1000 * 1000)
 
 
 def link_type(value: Any) -> str:

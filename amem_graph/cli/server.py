@@ -26,6 +26,15 @@ def _server(directory: Path | None, heap: str = "1g") -> LocalNeo4j:
 
 @app.command()
 @user_errors
+def install() -> None:
+    """Fetch the Neo4j and Browser jars with Maven (once; later starts reuse them)."""
+    server = _server(None)
+    server.java()
+    console.print(f"Neo4j {server.version} jars in {server.install()}")
+
+
+@app.command()
+@user_errors
 def start(
     directory: DirOption = None,
     bolt_port: Annotated[int | None, typer.Option(help="Bolt port [default: $AMEM_NEO4J_BOLT_PORT or 7687]")] = None,

@@ -27,8 +27,9 @@ def lucene_query(text: str) -> str:
     return _LUCENE_SPECIAL.sub(r"\\\1", text.lower())
 
 
-def _native(value: Any) -> Any:
-    return value.to_native() if hasattr(value, "to_native") else value
+def _time(epoch_ms: int | None) -> datetime | None:
+    """Statements return times as epoch milliseconds (see cypher/fragments/note_map.cypher)."""
+    return None if epoch_ms is None else datetime.fromtimestamp(epoch_ms / 1000, timezone.utc)
 
 
 def note_from_record(props: dict[str, Any], links: Sequence[dict[str, Any]] = (), embedding: Any = None) -> Note:
@@ -45,13 +46,13 @@ def note_from_record(props: dict[str, Any], links: Sequence[dict[str, Any]] = ()
         category=props.get("category"),
         importance=float(props.get("importance", 0.5)),
         retrieval_count=int(props.get("retrieval_count", 0)),
-        event_time=_native(props.get("event_time")),
-        created_at=_native(props.get("created_at")),
-        updated_at=_native(props.get("updated_at")),
-        last_accessed=_native(props.get("last_accessed")),
+        event_time=_time(props.get("event_time")),
+        created_at=_time(props.get("created_at")),
+        updated_at=_time(props.get("updated_at")),
+        last_accessed=_time(props.get("last_accessed")),
         version=int(props.get("version", 1)),
-        valid_from=_native(props.get("valid_from")),
-        invalid_at=_native(props.get("invalid_at")),
+        valid_from=_time(props.get("valid_from")),
+        invalid_at=_time(props.get("invalid_at")),
         analysis=props.get("analysis") or "none",
         model=props.get("model"),
         links=tuple(link_from_record(link) for link in links),
@@ -66,13 +67,13 @@ def link_from_record(row: dict[str, Any]) -> Link:
         type=row["type"],
         reason=row.get("reason") or "",
         confidence=float(row["confidence"]) if row.get("confidence") is not None else 1.0,
-        created_at=_native(row.get("created_at")),
-        invalid_at=_native(row.get("invalid_at")),
+        created_at=_time(row.get("created_at")),
+        invalid_at=_time(row.get("invalid_at")),
     )
 
 
 def _now() -> datetime:
-    return datetime.now(timezone.utc)
+    return validation.to_millis(datetime.now(timezone.utc))
 
 
 class Neo4jStore:
@@ -269,8 +270,14 @@ class Neo4jStore:
     ) -> list[tuple[Note, float]]:
         query = validation.vector(vector, self._require_dimension(), "query vector")
         params = {"tenant": tenant, "vector": query, "k": k, "include_invalid": include_invalid}
-        rows = self._run("note/vector_search", fetch=min(max(10 * k, 100), 10_000), **params)
-        if len(rows) < k:  # other tenants crowded the approximate result: scan this tenant exactly
+        rows: list[Record] = []
+        # The index is shared by all tenants: over-fetch, widen once if others crowd this tenant out,
+        # then scan this tenant exactly (also the path for tenants with fewer than k notes).
+        for fetch in (max(2 * k, 20), max(20 * k, 200)):
+            rows = self._run("note/vector_search", fetch=fetch, **params)
+            if len(rows) >= k:
+                break
+        else:
             rows = self._run("note/vector_search_exact", **params)
         return [(note_from_record(r["note"]), float(r["score"])) for r in rows]
 

@@ -5,4 +5,5 @@ MERGE (a)-[r:$($type)]->(b)
 ON CREATE SET r.created_at = $now
 SET r.reason = $reason, r.confidence = $confidence
 RETURN startNode(r).id AS source_id, endNode(r).id AS target_id, type(r) AS type,
-       r.reason AS reason, r.confidence AS confidence, r.created_at AS created_at, r.invalid_at AS invalid_at
+       r.reason AS reason, r.confidence AS confidence, r.created_at.epochMillis AS created_at,
+       r.invalid_at.epochMillis AS invalid_at

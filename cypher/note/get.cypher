@@ -1,10 +1,10 @@
-MATCH (n:Note {id: $id, tenant: $tenant})
-CALL (n) {
-  OPTIONAL MATCH (n)-[r]-(:Note)
+MATCH (node:Note {id: $id, tenant: $tenant})
+CALL (node) {
+  OPTIONAL MATCH (node)-[r]-(:Note)
   WHERE type(r) IN $link_types
   RETURN collect(CASE WHEN r IS NOT NULL THEN {
     source_id: startNode(r).id, target_id: endNode(r).id, type: type(r), reason: r.reason,
-    confidence: r.confidence, created_at: r.created_at, invalid_at: r.invalid_at
+    confidence: r.confidence, created_at: r.created_at.epochMillis, invalid_at: r.invalid_at.epochMillis
   } END) AS links
 }
-RETURN n {.*, embedding: null} AS note, links, CASE WHEN $with_embedding THEN n.embedding END AS embedding
+RETURN @note_map AS note, links, CASE WHEN $with_embedding THEN node.embedding END AS embedding

@@ -1,4 +1,4 @@
-MATCH (n:Note {tenant: $tenant})
-RETURN n {.*, embedding: null} AS note
-ORDER BY n.created_at DESC, n.id
+MATCH (node:Note {tenant: $tenant})
+RETURN @note_map AS note
+ORDER BY node.created_at DESC, node.id
 SKIP $offset LIMIT $limit

@@ -4,4 +4,4 @@ WHERE node.embedding IS NOT NULL AND ($include_invalid OR node.invalid_at IS NUL
 WITH node, vector.similarity.cosine(node.embedding, $vector) AS score
 ORDER BY score DESC
 LIMIT $k
-RETURN node {.*, embedding: null} AS note, score
+RETURN @note_map AS note, score

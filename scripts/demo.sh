@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# The main job: set up, start the local Neo4j, create the schema, add a few linked notes, search them.
+# Leaves the server running so you can explore it in Neo4j Browser; `amem-graph neo4j stop` stops it.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/setup.sh
+export HF_HUB_OFFLINE=1
+amem=.venv/bin/amem-graph
+$amem neo4j start
+eval "$($amem neo4j env)"
+$amem init
+tenant=demo
+first=$($amem add "Caroline went to an LGBTQ support group on 7 May 2023 and found it inspiring." \
+  -t $tenant --source demo:1 --tag identity --event-time 2023-05-07T18:00:00+00:00 --json | .venv/bin/python -c 'import json,sys; print(json.load(sys.stdin)["id"])')
+$amem add "Melanie painted a sunrise over the lake last year." -t $tenant --source demo:2 --tag art >/dev/null
+$amem add "Caroline is researching adoption agencies; she wants to give a child a loving home." \
+  -t $tenant --source demo:3 --tag family >/dev/null
+$amem add "Melanie ran a charity race for mental health on Saturday." -t $tenant --source demo:4 --tag health >/dev/null
+echo; echo "Note $first:"; $amem get "$first" -t $tenant
+echo; echo 'Search: "What is Caroline planning for her family?"'
+$amem search "What is Caroline planning for her family?" -t $tenant -k 3
+echo
+$amem neo4j status
+echo
+echo "Explore the graph in Neo4j Browser (user neo4j, password from \`amem-graph neo4j env\`):"
+echo "  MATCH (n:Note {tenant: 'demo'}) RETURN n"
+echo "Stop the server with: .venv/bin/amem-graph neo4j stop"

@@ -1,0 +1,95 @@
+"""The CLI end to end against the real server: JSON output, one-line errors, documented exit codes."""
+
+import json
+import uuid
+
+import pytest
+from typer.testing import CliRunner
+
+from amem_graph.cli import app
+
+from .conftest import free_port
+
+runner = CliRunner()
+
+
+def run(env: dict[str, str], *args: str, input: str | None = None):  # noqa: A002
+    return runner.invoke(app, list(args), env=env, input=input, catch_exceptions=False)
+
+
+@pytest.fixture
+def cli_tenant(cli_env: dict[str, str]):
+    tenant = f"cli-{uuid.uuid4().hex[:10]}"
+    yield tenant
+    run(cli_env, "stats", "--tenant", tenant)  # the tenant is removed by the API below
+    from amem_graph import AgenticMemory, Settings
+
+    with AgenticMemory(Settings.from_env(cli_env), tenant=tenant) as mem:
+        mem.store.delete_tenant(tenant)
+
+
+def test_init_add_get_search_roundtrip(cli_env: dict[str, str], cli_tenant: str) -> None:
+    assert run(cli_env, "init").exit_code == 0
+    added = run(cli_env, "add", "Nate adopted a turtle named Shelly.", "-t", cli_tenant, "--tag", "pets",
+                "--source", "chat:1", "--event-time", "2023-01-20T10:00:00+00:00", "--json")
+    assert added.exit_code == 0, added.output
+    note = json.loads(added.stdout)
+    assert note["tags"] == ["pets"] and note["event_time"].startswith("2023-01-20T10:00:00")
+    got = json.loads(run(cli_env, "get", note["id"], "-t", cli_tenant, "--json").stdout)
+    assert got["content"] == "Nate adopted a turtle named Shelly." and "embedding" not in got
+    hits = json.loads(run(cli_env, "search", "What pet does Nate have?", "-t", cli_tenant, "-k", "3", "--json").stdout)
+    assert hits[0]["note"]["id"] == note["id"] and hits[0]["score"] > 0
+    from_stdin = run(cli_env, "add", "-", "-t", cli_tenant, "--json", input="Read from standard input.\n")
+    assert json.loads(from_stdin.stdout)["content"] == "Read from standard input.\n"
+    listed = json.loads(run(cli_env, "list", "-t", cli_tenant, "--json").stdout)
+    assert len(listed) == 2
+    table = run(cli_env, "get", note["id"], "-t", cli_tenant)
+    assert "Nate adopted a turtle" in table.stdout
+    stats = json.loads(run(cli_env, "stats", "--tenant", cli_tenant, "--json").stdout)
+    assert stats["labels"] == {"Note": 2} and stats["store"] == "neo4j"
+    assert run(cli_env, "delete", note["id"], "-t", cli_tenant).exit_code == 0
+
+
+def test_user_errors_are_one_line_with_exit_codes(cli_env: dict[str, str], cli_tenant: str) -> None:
+    missing = run(cli_env, "get", "no-such-note", "-t", cli_tenant)
+    assert missing.exit_code == 3
+    assert missing.stderr.strip().startswith("error: no note 'no-such-note'")
+    assert "Traceback" not in missing.output and len(missing.stderr.strip().splitlines()) == 1
+    empty = run(cli_env, "add", "   ", "-t", cli_tenant)
+    assert empty.exit_code == 3 and "content is empty" in empty.stderr
+    bad_tenant = run(cli_env, "list", "-t", "no spaces allowed")
+    assert bad_tenant.exit_code == 3 and "tenant" in bad_tenant.stderr
+
+
+def test_unreachable_database_exit_5_names_the_uri(cli_env: dict[str, str]) -> None:
+    uri = f"bolt://127.0.0.1:{free_port()}"
+    result = run({**cli_env, "NEO4J_URI": uri}, "search", "anything")
+    assert result.exit_code == 5 and uri in result.stderr and "Traceback" not in result.output
+
+
+def test_no_database_configured_says_how_to_get_one(cli_env: dict[str, str], tmp_path) -> None:
+    env = {**cli_env, "NEO4J_URI": "", "AMEM_HOME": str(tmp_path)}
+    result = run(env, "list")
+    assert result.exit_code == 5 and "amem-graph neo4j start" in result.stderr
+
+
+def test_neo4j_env_without_a_server(cli_env: dict[str, str], tmp_path) -> None:
+    result = run({**cli_env, "AMEM_HOME": str(tmp_path)}, "neo4j", "env")
+    assert result.exit_code == 6 and "no local Neo4j is running" in result.stderr
+    status = run({**cli_env, "AMEM_HOME": str(tmp_path)}, "neo4j", "status", "--json")
+    assert json.loads(status.stdout)["running"] is False
+
+
+def test_doctor_reports_every_check(cli_env: dict[str, str]) -> None:
+    result = run(cli_env, "doctor", "--json")
+    checks = {row["check"]: row for row in json.loads(result.stdout)}
+    assert set(checks) == {"java", "neo4j jars", "cypher files", "database", "embedding model"}
+    assert checks["database"]["ok"] and "384 dims" in checks["database"]["detail"]
+    assert checks["embedding model"]["ok"] and "384 dimensions" in checks["embedding model"]["detail"]
+    assert result.exit_code == (0 if all(row["ok"] for row in checks.values()) else 7)
+
+
+def test_doctor_fails_with_exit_7_when_the_database_is_down(cli_env: dict[str, str]) -> None:
+    result = run({**cli_env, "NEO4J_URI": f"bolt://127.0.0.1:{free_port()}"}, "doctor", "--json")
+    checks = {row["check"]: row for row in json.loads(result.stdout)}
+    assert result.exit_code == 7 and not checks["database"]["ok"]

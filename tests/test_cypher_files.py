@@ -1,0 +1,39 @@
+"""Every statement the engine runs is a named file, and every name the code uses exists."""
+
+import re
+from pathlib import Path
+
+from amem_graph import cypher
+
+PACKAGE = Path(__file__).parent.parent / "amem_graph"
+
+
+def test_every_cypher_file_loads() -> None:
+    files = list(cypher.root().rglob("*.cypher"))
+    assert len(files) >= 20
+    for path in files:
+        name = path.relative_to(cypher.root()).with_suffix("").as_posix()
+        assert cypher.load(name).strip()
+
+
+def test_every_statement_name_in_the_code_has_a_file() -> None:
+    names = set()
+    for source in PACKAGE.rglob("*.py"):
+        names |= set(re.findall(r'(?:_run|load)\(\s*"([a-z_]+/[a-z0-9_]+)"', source.read_text()))
+    assert names, "no statement names found"
+    missing = [n for n in sorted(names) if not (cypher.root() / f"{n}.cypher").exists()]
+    assert not missing
+
+
+def test_no_cypher_is_built_from_strings_in_python() -> None:
+    offenders = []
+    for source in PACKAGE.rglob("*.py"):
+        text = source.read_text()
+        if re.search(r"(execute_query|\.run)\(\s*f[\"']", text) or re.search(r"f[\"'](MATCH|CREATE|MERGE|CALL) ", text):
+            offenders.append(source.name)
+    assert not offenders
+
+
+def test_schema_is_applied_in_file_order() -> None:
+    names = [name for name, _ in cypher.schema_statements()]
+    assert names == sorted(names) and names[0].startswith("schema/010")

@@ -1,0 +1,196 @@
+"""Notes on a real Neo4j: add, get, update, delete, list, link; bad input changes nothing."""
+
+from collections.abc import Callable
+from datetime import datetime, timezone
+
+import numpy as np
+import pytest
+
+from amem_graph import AgenticMemory, InvalidInput, NoteInput, NoteNotFound
+
+
+def test_add_get_roundtrip_keeps_every_field(memory: AgenticMemory) -> None:
+    when = datetime(2023, 5, 8, 13, 56, tzinfo=timezone.utc)
+    note = memory.add(
+        "Caroline went to the LGBTQ support group yesterday.", source="D1:3", keywords=["support group"],
+        tags=["identity"], context="Caroline talks about her week.", category="event", importance=0.8,
+        event_time=when,
+    )
+    got = memory.get(note.id)
+    assert got == note
+    assert (got.content, got.source, got.keywords, got.tags, got.category) == (
+        "Caroline went to the LGBTQ support group yesterday.", "D1:3", ("support group",), ("identity",), "event")
+    assert got.event_time == when and got.valid_from == when
+    assert got.created_at is not None and got.created_at.tzinfo is not None
+    assert got.tenant == memory.tenant and got.version == 1 and got.retrieval_count == 0
+    assert len(got.content_hash) == 64 and got.embedding is None
+
+
+def test_embedding_only_when_asked(memory: AgenticMemory) -> None:
+    note = memory.add("Melanie painted a lake sunrise.")
+    with_vector = memory.get(note.id, with_embedding=True)
+    assert with_vector.embedding is not None and len(with_vector.embedding) == 384
+    assert abs(float(np.linalg.norm(with_vector.embedding)) - 1.0) < 1e-3
+    assert "embedding" not in note.to_dict()
+
+
+def test_re_adding_same_content_and_source_is_idempotent(memory: AgenticMemory, count_nodes: Callable) -> None:
+    first = memory.add("I love hiking.", source="msg-1")
+    assert memory.add("I love hiking.", source="msg-1").id == first.id
+    assert memory.add("I love hiking.", source="msg-2").id != first.id  # another source is another note
+    assert count_nodes(memory.tenant) == 2
+
+
+def test_bulk_add_keeps_order_and_skips_repeats(memory: AgenticMemory) -> None:
+    items = [NoteInput(content=f"turn number {i} about gardening", source=f"D1:{i}") for i in range(23)]
+    ids = memory.add_many(items, batch_size=5)
+    assert len(ids) == len(set(ids)) == 23
+    assert [memory.get(i).source for i in ids[:3]] == ["D1:0", "D1:1", "D1:2"]
+    assert memory.add_many(items + ["a plain string note"], batch_size=7)[:23] == ids  # resumable
+    assert len(memory.list(limit=100)) == 24
+
+
+def test_bulk_add_with_one_bad_item_writes_nothing(memory: AgenticMemory, count_nodes: Callable) -> None:
+    items = [NoteInput(content="fine"), NoteInput(content="also fine"), NoteInput(content="\x00bad")]
+    with pytest.raises(InvalidInput, match="item 2: content contains control character"):
+        memory.add_many(items)
+    assert count_nodes(memory.tenant) == 0
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"content": ""}, "content is empty"),
+        ({"content": "   "}, "content is empty"),
+        ({"content": 12}, "content must be text"),
+        ({"content": None}, "content must be text"),
+        ({"content": "x" * 20_001}, "limit is 20000"),
+        ({"content": "tab\tok but bell \x07"}, "control character"),
+        ({"content": b"\xc3\x28"}, "not valid UTF-8"),
+        ({"content": "half \udc80 pair"}, "lone surrogate"),
+        ({"content": "ok", "tenant": "bad tenant"}, "tenant"),
+        ({"content": "ok", "tags": "not-a-list"}, "list of strings"),
+        ({"content": "ok", "importance": 3}, "importance"),
+        ({"content": "ok", "event_time": "yesterday"}, "ISO-8601"),
+        ({"content": "ok", "id": "has space"}, "note id"),
+    ],
+)
+def test_bad_input_is_rejected_and_writes_nothing(
+    memory: AgenticMemory, count_nodes: Callable, kwargs: dict, message: str
+) -> None:
+    content = kwargs.pop("content")
+    with pytest.raises(InvalidInput, match=message):
+        memory.add(content, **kwargs)
+    assert count_nodes(memory.tenant) == 0
+
+
+def test_wrong_dimension_vector_is_rejected_by_the_store(memory: AgenticMemory, count_nodes: Callable) -> None:
+    note = NoteInput(content="vector of the wrong size", id="wrong-dim-1")
+    with pytest.raises(InvalidInput, match="128 dimensions; the vector index has 384"):
+        memory.store.add_notes(memory.tenant, [note], np.zeros((1, 128), dtype=np.float32), analysis="none", model=None)
+    with pytest.raises(InvalidInput, match="query vector has 10 dimensions"):
+        memory.store.vector_search(memory.tenant, np.zeros(10), 5)
+    assert count_nodes(memory.tenant) == 0
+
+
+def test_caller_ids_are_kept_and_a_taken_id_is_refused(memory: AgenticMemory, settings, count_nodes) -> None:
+    memory.add("mine", id="note-fixed-1")
+    assert memory.get("note-fixed-1").content == "mine"
+    other = f"{memory.tenant}-other"
+    with AgenticMemory(settings, tenant=other) as mem2:
+        with pytest.raises(InvalidInput, match="already taken"):
+            mem2.add_many([NoteInput(content="first is fine"), NoteInput(content="theirs", id="note-fixed-1")])
+        assert count_nodes(other) == 0  # the whole batch rolled back
+
+
+def test_update_versions_the_old_values_and_re_embeds(memory: AgenticMemory) -> None:
+    note = memory.add("Jon opened a dance studio.", tags=["work"])
+    before = memory.get(note.id, with_embedding=True).embedding
+    updated = memory.update(note.id, context="Jon's new business", tags=["work", "dance"], reason="user edit")
+    assert (updated.version, updated.context, updated.tags) == (2, "Jon's new business", ("work", "dance"))
+    assert updated.content == note.content and updated.content_hash == note.content_hash
+    after = memory.get(note.id, with_embedding=True).embedding
+    assert before is not None and after is not None and not np.allclose(before, after)
+    labels = memory.store.stats(memory.tenant)
+    assert labels.labels.get("NoteVersion") == 1 and labels.relationships.get("HAS_VERSION") == 1
+    importance_only = memory.update(note.id, importance=0.9)
+    assert importance_only.version == 3 and importance_only.importance == 0.9
+    assert memory.get(note.id, with_embedding=True).embedding == after  # no text change, no re-embedding
+
+
+def test_update_content_changes_hash_and_refuses_a_duplicate(memory: AgenticMemory) -> None:
+    a = memory.add("first text")
+    memory.add("second text")
+    changed = memory.update(a.id, content="corrected first text")
+    assert changed.content_hash != a.content_hash
+    with pytest.raises(InvalidInput, match="already has this content"):
+        memory.update(a.id, content="second text")
+    assert memory.get(a.id).content == "corrected first text"  # the failed update left it alone
+
+
+def test_update_needs_a_change_and_a_known_note(memory: AgenticMemory) -> None:
+    note = memory.add("something")
+    with pytest.raises(InvalidInput, match="nothing to update"):
+        memory.update(note.id)
+    with pytest.raises(NoteNotFound):
+        memory.update("no-such-note", context="x")
+
+
+def test_delete_takes_links_and_versions_along(memory: AgenticMemory, count_nodes: Callable) -> None:
+    a = memory.add("Gina lost her job at Door Dash.")
+    b = memory.add("Gina started her own clothing store.")
+    link = memory.link(a.id, b.id, "FOLLOWS", reason="the store came after the job loss", confidence=0.8)
+    assert (link.type, link.reason, link.confidence) == ("FOLLOWS", "the store came after the job loss", 0.8)
+    assert memory.get(b.id).links[0].other(b.id) == a.id  # one relationship, seen from both ends
+    memory.update(a.id, context="job loss")
+    memory.delete(a.id)
+    with pytest.raises(NoteNotFound):
+        memory.get(a.id)
+    assert memory.get(b.id).links == ()
+    assert count_nodes(memory.tenant) == 1  # the NoteVersion went too
+    with pytest.raises(NoteNotFound):
+        memory.delete(a.id)
+
+
+def test_links_are_checked(memory: AgenticMemory) -> None:
+    a = memory.add("one")
+    with pytest.raises(InvalidInput, match="link type"):
+        memory.link(a.id, a.id, "KNOWS")
+    with pytest.raises(InvalidInput, match="itself"):
+        memory.link(a.id, a.id, "RELATES_TO")
+    with pytest.raises(NoteNotFound, match="both must be notes"):
+        memory.link(a.id, "missing-note", "RELATES_TO")
+    with pytest.raises(InvalidInput, match="confidence"):
+        memory.link(a.id, "missing-note", "RELATES_TO", confidence=2)
+
+
+def test_tenants_are_isolated(memory: AgenticMemory, settings) -> None:
+    mine = memory.add("a private fact about my cat")
+    other = f"{memory.tenant}-b"
+    with AgenticMemory(settings, tenant=other) as theirs:
+        try:
+            with pytest.raises(NoteNotFound):
+                theirs.get(mine.id)
+            with pytest.raises(NoteNotFound):
+                theirs.delete(mine.id)
+            theirs.add("their own cat fact")
+            assert all(h.note.tenant == other for h in theirs.search("cat", k=10))
+            with pytest.raises(NoteNotFound):
+                theirs.link(mine.id, theirs.list()[0].id)
+        finally:
+            theirs.store.delete_tenant(other)
+    assert memory.get(mine.id).content == "a private fact about my cat"
+
+
+def test_unknown_ids(memory: AgenticMemory) -> None:
+    for call in (lambda: memory.get("nope"), lambda: memory.delete("nope")):
+        with pytest.raises(NoteNotFound, match="no note 'nope'"):
+            call()
+
+
+def test_list_is_newest_first_and_paged(memory: AgenticMemory) -> None:
+    ids = [memory.add(f"note {i}").id for i in range(5)]
+    listed = [n.id for n in memory.list(limit=3)] + [n.id for n in memory.list(limit=3, offset=3)]
+    assert listed == ids[::-1]
+    with pytest.raises(InvalidInput):
+        memory.list(limit=0)

@@ -1,0 +1,49 @@
+"""The schema on a real server: idempotent, the right indexes, and a clear refusal on a model mismatch."""
+
+import pytest
+
+from amem_graph import AgenticMemory, SchemaMismatch, Settings
+from amem_graph.store.neo4j import Neo4jStore
+
+
+def _store(settings: Settings) -> Neo4jStore:
+    assert settings.neo4j_uri and settings.neo4j_password
+    return Neo4jStore(settings.neo4j_uri, settings.neo4j_user, settings.neo4j_password)
+
+
+def test_init_is_idempotent_and_creates_every_index(memory: AgenticMemory) -> None:
+    memory.store.ensure_schema(memory.embedder.model_name, 384)  # second run: no error, no change
+    indexes = {row["name"]: row for row in memory.store.indexes()}
+    for name in ("note_id_unique", "note_identity_unique", "note_tenant_created", "note_tenant_event_time",
+                 "note_embedding", "note_text", "schema_marker_unique"):
+        assert indexes[name]["state"] == "ONLINE", name
+    assert indexes["note_embedding"]["type"] == "VECTOR"
+    assert indexes["note_text"]["type"] == "FULLTEXT"
+    assert set(indexes["note_text"]["properties"]) == {"content", "context", "keywords", "tags"}
+    vector = memory.store.vector_index()
+    assert vector == {"state": "ONLINE", "dimension": 384, "similarity": "COSINE"}
+    marker = memory.store.stats().schema
+    assert marker == {"version": 1, "embedding_model": "sentence-transformers/all-MiniLM-L6-v2",
+                      "embedding_dimension": 384}
+
+
+def test_other_dimension_is_refused_and_changes_nothing(settings: Settings, memory: AgenticMemory) -> None:
+    store = _store(settings)
+    try:
+        with pytest.raises(SchemaMismatch, match="384 dimensions, but the embedding model gives 768"):
+            store.ensure_schema("some/other-model", 768)
+        with pytest.raises(SchemaMismatch, match="768"):
+            store.check_schema("some/other-model", 768)
+        assert store.vector_index()["dimension"] == 384
+    finally:
+        store.close()
+
+
+def test_other_model_of_same_dimension_is_refused(settings: Settings, memory: AgenticMemory) -> None:
+    store = _store(settings)
+    try:
+        with pytest.raises(SchemaMismatch, match="AMEM_EMBEDDING_MODEL=sentence-transformers/all-MiniLM-L6-v2"):
+            store.check_schema("sentence-transformers/paraphrase-MiniLM-L3-v2", 384)
+        store.check_schema("all-MiniLM-L6-v2", 384)  # the short name of the same model is fine
+    finally:
+        store.close()

@@ -1,0 +1,70 @@
+"""Search on the real vector and fulltext indexes, scoped by tenant."""
+
+import pytest
+
+from amem_graph import AgenticMemory, InvalidInput, NoteInput
+
+FACTS = [
+    "Caroline is researching adoption agencies because she wants to be a mother.",
+    "Melanie ran a charity race for mental health last Saturday.",
+    "Caroline moved from Sweden four years ago.",
+    "Melanie's kids love the beach and they went camping in the mountains.",
+    "Jon lost his banking job and decided to open a dance studio.",
+]
+
+
+@pytest.fixture
+def facts(memory: AgenticMemory) -> list[str]:
+    return memory.add_many([NoteInput(content=f, source=f"fact-{i}") for i, f in enumerate(FACTS)])
+
+
+@pytest.mark.parametrize("mode", ["hybrid", "vector", "fulltext"])
+def test_each_mode_finds_the_matching_note(memory: AgenticMemory, facts: list[str], mode: str) -> None:
+    hits = memory.search("Where did Caroline move from?", k=3, mode=mode)
+    assert hits and hits[0].note.id == facts[2]
+    assert all(hit.note.embedding is None for hit in hits)
+
+
+def test_hybrid_explains_its_scores(memory: AgenticMemory, facts: list[str]) -> None:
+    hits = memory.search("dance studio after losing a job", k=5)
+    top = hits[0]
+    assert top.note.id == facts[4]
+    assert top.vector_score is not None and top.fulltext_score is not None
+    assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)
+
+
+def test_fulltext_stems_english(memory: AgenticMemory, facts: list[str]) -> None:
+    hits = memory.search("running races", k=2, mode="fulltext")  # the note says "ran a charity race"
+    assert hits and hits[0].note.id == facts[1]
+
+
+@pytest.mark.parametrize("query", ['what? (kids) AND "beach":*', "a/b\\c [x] {y} ~z ^w !v", "OR", "NOT beach"])
+def test_lucene_syntax_in_queries_is_plain_text(memory: AgenticMemory, facts: list[str], query: str) -> None:
+    memory.search(query, k=3, mode="fulltext")  # no parse error, whatever it finds
+
+
+def test_search_stays_in_its_tenant_even_when_crowded(memory: AgenticMemory, settings) -> None:
+    """The vector index is shared; a tenant's few notes must still be found among many others."""
+    own = memory.add("The secret recipe uses cardamom and orange peel.")
+    crowd = f"{memory.tenant}-crowd"
+    with AgenticMemory(settings, tenant=crowd) as other:
+        try:
+            other.add_many([f"Recipe number {i} uses cardamom, orange peel and spice {i}." for i in range(150)])
+            hits = memory.search("recipe with cardamom and orange", k=5, mode="vector")
+            assert [h.note.id for h in hits] == [own.id]
+            assert len(other.search("recipe with cardamom and orange", k=5, mode="vector")) == 5
+        finally:
+            other.store.delete_tenant(crowd)
+
+
+@pytest.mark.parametrize(("kwargs", "message"), [({"k": 0}, "k must be"), ({"k": 1001}, "k must be"),
+                                                 ({"mode": "magic"}, "mode must be"), ({"tenant": "a b"}, "tenant")])
+def test_bad_search_arguments(memory: AgenticMemory, kwargs: dict, message: str) -> None:
+    with pytest.raises(InvalidInput, match=message):
+        memory.search("anything", **kwargs)
+    with pytest.raises(InvalidInput, match="query is empty"):
+        memory.search("  ")
+
+
+def test_empty_tenant_finds_nothing(memory: AgenticMemory) -> None:
+    assert memory.search("anything at all", k=5) == []
