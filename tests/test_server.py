@@ -78,3 +78,11 @@ def test_start_stop_restart_keeps_data_and_a_stopped_server_is_named(tmp_path: P
     finally:
         server.stop()
     assert server.stop() is False
+
+
+def test_failed_start_names_the_cause_and_the_log(tmp_path: Path, settings: Settings) -> None:
+    server = LocalNeo4j(tmp_path / "srv", home=settings.home, heap="not-a-size")  # the JVM refuses to start
+    with pytest.raises(ServerError, match=r"Neo4j exited during start \(code \d+\); see .*neo4j\.log") as caught:
+        server.start(bolt_port=free_port(), http_port=free_port(), timeout=60)
+    assert "Invalid" in str(caught.value) or "heap" in str(caught.value).lower()
+    assert server.pid() is None
