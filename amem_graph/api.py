@@ -39,7 +39,7 @@ class AgenticMemory:
         init_schema: bool = True,
     ) -> None:
         self.settings = settings or Settings.from_env()
-        self.tenant = validation.tenant(tenant or self.settings.tenant)
+        self.tenant = validation.tenant(self.settings.tenant if tenant is None else tenant)
         self.embedder = embedder or Embedder(self.settings.embedding_model, self.settings.embedding_batch_size)
         self.store = store or open_store(self.settings)
         try:
@@ -198,7 +198,7 @@ class AgenticMemory:
             target_id=validation.note_id(target_id),
             type=validation.link_type(type),
             reason=validation.text(reason, "reason", 2_000, allow_empty=True),
-            confidence=validation.confidence(confidence),
+            confidence=validation.unit_interval(confidence, "confidence"),
         )
         if link.source_id == link.target_id:
             raise InvalidInput("a note cannot link to itself")

@@ -74,9 +74,10 @@ def labels(values: Iterable[Any] | None, what: str) -> tuple[str, ...]:
     return tuple(out)
 
 
-def importance(value: Any) -> float:
+def unit_interval(value: Any, what: str) -> float:
+    """A number from 0 to 1 (importance, confidence); booleans are not numbers here."""
     if isinstance(value, bool) or not isinstance(value, int | float) or not 0.0 <= float(value) <= 1.0:
-        raise InvalidInput(f"importance must be a number from 0 to 1, got {value!r}")
+        raise InvalidInput(f"{what} must be a number from 0 to 1, got {value!r}")
     return float(value)
 
 
@@ -104,11 +105,6 @@ def link_type(value: Any) -> str:
         raise InvalidInput(f"link type {value!r} is not one of {', '.join(sorted(LINK_TYPES))}")
     return str(value)
 
-
-def confidence(value: Any) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float) or not 0.0 <= float(value) <= 1.0:
-        raise InvalidInput(f"confidence must be a number from 0 to 1, got {value!r}")
-    return float(value)
 
 
 def vector(values: Sequence[float], dimension: int, what: str = "embedding") -> list[float]:
@@ -139,7 +135,7 @@ def note_input(item: NoteInput, max_chars: int) -> NoteInput:
         tags=labels(item.tags, "tags"),
         context=text(item.context, "context", max_chars, allow_empty=True),
         category=None if item.category is None else text(item.category, "category", MAX_LABEL_CHARS),
-        importance=importance(item.importance),
+        importance=unit_interval(item.importance, "importance"),
         event_time=event_time(item.event_time),
         id=note_id(item.id) if item.id is not None else str(uuid.uuid4()),
     )
@@ -154,7 +150,7 @@ def note_changes(changes: NoteChanges, max_chars: int) -> NoteChanges:
         tags=None if changes.tags is None else labels(changes.tags, "tags"),
         context=None if changes.context is None else text(changes.context, "context", max_chars, allow_empty=True),
         category=None if changes.category is None else text(changes.category, "category", MAX_LABEL_CHARS),
-        importance=None if changes.importance is None else importance(changes.importance),
+        importance=None if changes.importance is None else unit_interval(changes.importance, "importance"),
         event_time=event_time(changes.event_time),
         reason=text(changes.reason, "reason", 1000),
     )

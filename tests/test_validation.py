@@ -73,7 +73,7 @@ def test_event_time_forms() -> None:
 @pytest.mark.parametrize("value", [-0.1, 1.5, "high", True, None])
 def test_importance_range(value: object) -> None:
     with pytest.raises(InvalidInput, match="importance"):
-        v.importance(value)
+        v.unit_interval(value, "importance")
 
 
 def test_note_input_gets_an_id_and_keeps_content_verbatim() -> None:

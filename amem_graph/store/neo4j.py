@@ -22,9 +22,14 @@ _LUCENE_SPECIAL = re.compile(r'([+\-&|!(){}\[\]^"~*?:\\/])')
 _UNREACHABLE = (ServiceUnavailable, SessionExpired, OSError)
 
 
+MAX_QUERY_TERMS = 256  # Lucene refuses queries of over 1024 clauses
+
+
 def lucene_query(text: str) -> str:
-    """User text as a plain Lucene query: special characters escaped, operators (AND/OR/NOT) neutralised."""
-    return _LUCENE_SPECIAL.sub(r"\\\1", text.lower())
+    """User text as a plain Lucene query: special characters escaped, operators (AND/OR/NOT) neutralised
+    by lower case, and at most MAX_QUERY_TERMS words."""
+    words = text.lower().split()[:MAX_QUERY_TERMS]
+    return _LUCENE_SPECIAL.sub(r"\\\1", " ".join(words))
 
 
 def _time(epoch_ms: int | None) -> datetime | None:
