@@ -12,7 +12,7 @@ def _store(settings: Settings) -> Neo4jStore:
 
 
 def test_init_is_idempotent_and_creates_every_index(memory: AgenticMemory) -> None:
-    memory.store.ensure_schema(memory.embedder.model_name, 384)  # second run: no error, no change
+    memory.store.ensure_schema(memory.embedder.model_name, 384, force=True)  # DDL again: no error, no change
     indexes = {row["name"]: row for row in memory.store.indexes()}
     for name in ("note_id_unique", "note_identity_unique", "note_tenant_created", "note_tenant_event_time",
                  "note_embedding", "note_text", "schema_marker_unique"):

@@ -3,6 +3,7 @@
 import os
 import socket
 import stat
+import urllib.request
 from pathlib import Path
 
 import pytest
@@ -65,6 +66,8 @@ def test_start_stop_restart_keeps_data_and_a_stopped_server_is_named(tmp_path: P
         assert server.status()["running"] is True
         assert server.start().uri == info.uri  # a second start finds the running server
         assert "export NEO4J_URI=" + info.uri in info.exports()
+        with urllib.request.urlopen(info.browser_url, timeout=10) as page:  # Browser is served
+            assert "<title>Neo4j Browser</title>" in page.read().decode()
         local = Settings(neo4j_uri=info.uri, neo4j_password=info.password, home=settings.home)
         with AgenticMemory(local, tenant="durable") as memory:
             note = memory.add("Written before a restart.")
@@ -84,5 +87,5 @@ def test_failed_start_names_the_cause_and_the_log(tmp_path: Path, settings: Sett
     server = LocalNeo4j(tmp_path / "srv", home=settings.home, heap="not-a-size")  # the JVM refuses to start
     with pytest.raises(ServerError, match=r"Neo4j exited during start \(code \d+\); see .*neo4j\.log") as caught:
         server.start(bolt_port=free_port(), http_port=free_port(), timeout=60)
-    assert "Invalid" in str(caught.value) or "heap" in str(caught.value).lower()
+    assert "Invalid" in str(caught.value) or "heap" in str(caught.value).lower(), str(caught.value)
     assert server.pid() is None

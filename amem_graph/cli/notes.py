@@ -29,8 +29,9 @@ def register(app: typer.Typer) -> None:
 
 def init() -> None:
     """Create the schema (constraints, range, vector and fulltext indexes) if missing; idempotent."""
-    with memory() as mem:
+    with AgenticMemory(Settings.from_env(), init_schema=False) as mem:
         dimension = mem.embedder.dimension
+        mem.store.ensure_schema(mem.embedder.model_name, dimension, force=True)
         console.print(f"Schema ready in {mem.store.location}: vector index note_embedding, {dimension} dimensions, cosine.")
 
 
@@ -80,9 +81,10 @@ def list_notes(
     if as_json:
         print_json([n.to_dict() for n in notes])
         return
-    table = Table("id", "created", "content")
+    table = Table("created", "content")
+    table.add_column("id", no_wrap=True, min_width=36)
     for note in notes:
-        table.add_row(note.id, f"{note.created_at:%Y-%m-%d %H:%M}" if note.created_at else "", _short(note.content))
+        table.add_row(f"{note.created_at:%Y-%m-%d %H:%M}" if note.created_at else "", _short(note.content), note.id)
     console.print(table)
 
 
@@ -106,10 +108,11 @@ def search(
     if as_json:
         print_json([hit.to_dict() for hit in hits])
         return
-    table = Table("score", "vector", "fulltext", "id", "content")
+    table = Table("score", "vector", "fulltext", "content")
+    table.add_column("id", no_wrap=True, min_width=36)
     for hit in hits:
         table.add_row(
-            f"{hit.score:.3f}", _score(hit.vector_score), _score(hit.fulltext_score), hit.note.id, _short(hit.note.content)
+            f"{hit.score:.3f}", _score(hit.vector_score), _score(hit.fulltext_score), _short(hit.note.content), hit.note.id
         )
     console.print(table)
 

@@ -232,7 +232,7 @@ class LocalNeo4j:
         pid = self.pid()
         ports = self.ports()
         return {
-            "running": pid is not None and ports is not None and _bolt_open(ports.bolt),
+            "running": pid is not None and ports is not None and _port_open(ports.bolt),
             "pid": pid,
             "dir": str(self.dir),
             "version": self.version,
@@ -301,7 +301,8 @@ class LocalNeo4j:
                     f"Neo4j exited during start (code {proc.returncode}); see {self.log_file} and "
                     f"{self.console_log}:\n{_tail(self.console_log)}"
                 )
-            if _bolt_open(int(info.uri.rsplit(":", 1)[1])):
+            ports = self.ports()
+            if ports and _port_open(ports.bolt) and _port_open(ports.http):  # Browser must answer too
                 try:
                     with GraphDatabase.driver(info.uri, auth=(info.user, info.password)) as driver:
                         driver.verify_connectivity()
@@ -311,7 +312,9 @@ class LocalNeo4j:
                 except (DriverError, Neo4jError, OSError):
                     pass  # Bolt is up but the database is still starting
             time.sleep(0.5)
-        raise ServerError(f"Neo4j did not answer on {info.uri} within {timeout:.0f} s; see {self.log_file}")
+        raise ServerError(
+            f"Neo4j did not answer on {info.uri} and {info.http_url} within {timeout:.0f} s; see {self.log_file}"
+        )
 
 
 def _require_free(port: int) -> None:
@@ -326,7 +329,7 @@ def _require_free(port: int) -> None:
             ) from None
 
 
-def _bolt_open(port: int) -> bool:
+def _port_open(port: int) -> bool:
     try:
         with socket.create_connection(("127.0.0.1", port), timeout=1.0):
             return True

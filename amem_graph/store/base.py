@@ -30,8 +30,9 @@ class NoteStore(Protocol):
     location: str
     dimension: int | None
 
-    def ensure_schema(self, model: str, dimension: int) -> None:
-        """Create what is missing (idempotent) and refuse a schema that does not fit this model."""
+    def ensure_schema(self, model: str, dimension: int, *, force: bool = False) -> None:
+        """Refuse a schema that does not fit this model; create what is missing (idempotent).
+        Without `force`, a database whose marker says the schema is current is left as it is."""
 
     def check_schema(self, model: str, dimension: int) -> None:
         """Refuse to run against a database built for another model, dimension or schema version."""

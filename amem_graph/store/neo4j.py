@@ -130,9 +130,11 @@ class Neo4jStore:
 
     # -- schema ---------------------------------------------------------------------------------
 
-    def ensure_schema(self, model: str, dimension: int) -> None:
-        self._check_index_dimension(dimension)
-        self._check_marker(model, dimension)
+    def ensure_schema(self, model: str, dimension: int, *, force: bool = False) -> None:
+        marker = self._check(model, dimension)
+        current = marker["version"] == SCHEMA_VERSION and marker["embedding_dimension"] == dimension
+        if current and not force:  # opening a memory costs one read, not a round of DDL
+            return
         for name, _ in cypher.schema_statements():
             self._run(name, write=True, dimension=dimension)
         self._run("admin/await_indexes", write=True, timeout_s=300)
@@ -140,21 +142,12 @@ class Neo4jStore:
             "admin/schema_marker_set", write=True, version=SCHEMA_VERSION, model=canonical_model(model),
             dimension=dimension, now=_now(),
         )
-        self.dimension = dimension
 
     def check_schema(self, model: str, dimension: int) -> None:
-        self._check_index_dimension(dimension)
-        self._check_marker(model, dimension)
-        self.dimension = dimension
+        self._check(model, dimension)
 
-    def vector_index(self) -> dict[str, Any] | None:
-        rows = self._run("admin/vector_index")
-        return rows[0].data() if rows else None
-
-    def indexes(self) -> list[dict[str, Any]]:
-        return [r.data() for r in self._run("admin/indexes")]
-
-    def _check_index_dimension(self, dimension: int) -> None:
+    def _check(self, model: str, dimension: int) -> dict[str, Any]:
+        """Refuse a database built for another dimension, model or a newer schema; returns the marker."""
         index = self.vector_index()
         if index and index["dimension"] is not None and int(index["dimension"]) != dimension:
             raise SchemaMismatch(
@@ -162,22 +155,27 @@ class Neo4jStore:
                 f"but the embedding model gives {dimension}: use the model the notes were embedded with "
                 "(AMEM_EMBEDDING_MODEL) or re-embed them into a fresh database"
             )
-
-    def _check_marker(self, model: str, dimension: int) -> None:
-        row = self._run("admin/schema_marker_get")[0]
-        if row["version"] is None:
-            return
-        if int(row["version"]) > SCHEMA_VERSION:
+        marker = self._run("admin/schema_marker_get")[0].data()
+        if marker["version"] is not None and int(marker["version"]) > SCHEMA_VERSION:
             raise SchemaMismatch(
-                f"{self.location} holds amem-graph schema version {row['version']}, newer than this "
+                f"{self.location} holds amem-graph schema version {marker['version']}, newer than this "
                 f"amem-graph understands ({SCHEMA_VERSION}): upgrade amem-graph"
             )
-        if row["embedding_model"] and row["embedding_model"] != canonical_model(model):
+        if marker["embedding_model"] and marker["embedding_model"] != canonical_model(model):
             raise SchemaMismatch(
-                f"the notes in {self.location} were embedded with {row['embedding_model']!r}, not "
-                f"{canonical_model(model)!r}: set AMEM_EMBEDDING_MODEL={row['embedding_model']} "
+                f"the notes in {self.location} were embedded with {marker['embedding_model']!r}, not "
+                f"{canonical_model(model)!r}: set AMEM_EMBEDDING_MODEL={marker['embedding_model']} "
                 "(vectors of different models are not comparable)"
             )
+        self.dimension = dimension
+        return marker
+
+    def vector_index(self) -> dict[str, Any] | None:
+        rows = self._run("admin/vector_index")
+        return rows[0].data() if rows else None
+
+    def indexes(self) -> list[dict[str, Any]]:
+        return [r.data() for r in self._run("admin/indexes")]
 
     def _require_dimension(self) -> int:
         if self.dimension is None:
