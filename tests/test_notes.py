@@ -194,3 +194,34 @@ def test_list_is_newest_first_and_paged(memory: AgenticMemory) -> None:
     assert listed == ids[::-1]
     with pytest.raises(InvalidInput):
         memory.list(limit=0)
+
+
+def test_routing_uri_works_unchanged(settings, tenant: str) -> None:
+    """neo4j:// (routing, as for clusters and Aura) reaches the same server through the routing table."""
+    from dataclasses import replace
+
+    assert settings.neo4j_uri and settings.neo4j_uri.startswith("bolt://")
+    routed = replace(settings, neo4j_uri="neo4j://" + settings.neo4j_uri.removeprefix("bolt://"))
+    with AgenticMemory(routed, tenant=tenant) as mem:
+        try:
+            note = mem.add("Routed through the routing table.")
+            assert mem.get(note.id).content == "Routed through the routing table."
+            assert mem.search("routing table", k=1)[0].note.id == note.id
+        finally:
+            mem.store.delete_tenant(tenant)
+
+
+def test_concurrent_adds_of_the_same_notes_create_each_once(memory: AgenticMemory, settings) -> None:
+    """MERGE on the identity constraint: threads racing to add the same notes make one note each."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    items = [NoteInput(content=f"shared fact {i}", source="race") for i in range(20)]
+
+    def add_all(_: int) -> list[str]:
+        with AgenticMemory(settings, tenant=memory.tenant) as mem:
+            return mem.add_many(items, batch_size=7)
+
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        results = list(pool.map(add_all, range(4)))
+    assert all(ids == results[0] for ids in results)
+    assert len(memory.list(limit=100)) == 20
