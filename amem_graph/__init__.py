@@ -1,7 +1,15 @@
 """amem-graph: agentic memory for LLM agents as a Zettelkasten of linked, evolving notes in Neo4j."""
 
 from .api import AgenticMemory
-from .errors import AmemError, InvalidInput, NoteNotFound, SchemaMismatch, ServerError, StoreUnavailable
+from .errors import (
+    AmemError,
+    InvalidInput,
+    NoteNotFound,
+    SchemaMismatch,
+    ServerError,
+    StoreError,
+    StoreUnavailable,
+)
 from .models import LINK_TYPES, Link, Note, NoteInput, SearchHit
 from .settings import Settings
 
@@ -18,6 +26,7 @@ __all__ = [
     "SearchHit",
     "ServerError",
     "Settings",
+    "StoreError",
     "StoreUnavailable",
 ]
 __version__ = "0.1.0"

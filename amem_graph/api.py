@@ -84,26 +84,35 @@ class AgenticMemory:
         """Bulk add: every item is checked before anything is written; each batch is one transaction.
 
         Repeats (same source and content) are not embedded again, so re-running an interrupted
-        ingest resumes it. Returns the note ids in input order. `on_batch(n)` is called as each
-        batch of n notes is committed.
+        ingest resumes it. If a batch fails, the batches before it stay committed and no later one
+        is written. Returns the note ids in input order; `on_batch(n)` is called as each batch of
+        n notes is committed.
         """
         tenant = self._tenant(tenant)
         notes = [self._checked(item, position) for position, item in enumerate(items)]
-        size = batch_size or self.settings.write_batch_size
+        size = self.settings.write_batch_size if batch_size is None else batch_size
+        if isinstance(size, bool) or not isinstance(size, int) or size < 1:
+            raise InvalidInput(f"batch size must be a positive integer, got {size!r}")
         ids: list[str] = []
-        # Batch i is written on a second thread while batch i+1 is embedded: the database's work
-        # (index inserts, commit) then hides behind the embedding, which dominates ingest time.
+
+        def collect(write: Future[list[str]]) -> None:
+            written = write.result()  # a failed batch raises here, before the next one is submitted
+            ids.extend(written)
+            if on_batch:
+                on_batch(len(written))
+
+        # The write of batch i runs on a second thread while batch i+1 is embedded, so the database's
+        # work (index inserts, commit) hides behind the embedding, which dominates ingest time.
         with ThreadPoolExecutor(max_workers=1, thread_name_prefix="amem-write") as writer:
-            in_flight: list[Future[list[str]]] = []
+            pending: Future[list[str]] | None = None
             for start in range(0, len(notes), size):
                 batch = notes[start : start + size]
                 known, fresh, vectors = self._prepare(tenant, batch)
-                in_flight.append(writer.submit(self._write, tenant, batch, known, fresh, vectors))
-                while len(in_flight) > 1 or (in_flight and start + size >= len(notes)):
-                    written = in_flight.pop(0).result()
-                    ids.extend(written)
-                    if on_batch:
-                        on_batch(len(written))
+                if pending is not None:
+                    collect(pending)
+                pending = writer.submit(self._write, tenant, batch, known, fresh, vectors)
+            if pending is not None:
+                collect(pending)
         return ids
 
     def _checked(self, item: NoteInput | str, position: int) -> NoteInput:

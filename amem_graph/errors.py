@@ -25,10 +25,14 @@ class SchemaMismatch(AmemError):
     exit_code = 4
 
 
-class StoreUnavailable(AmemError):
-    """The database cannot be reached or refused the credentials; the message names the URI."""
+class StoreError(AmemError):
+    """The database refused or failed a statement; the message names the URI and the statement."""
 
     exit_code = 5
+
+
+class StoreUnavailable(StoreError):
+    """The database cannot be reached or refused the credentials; the message names the URI."""
 
 
 class ServerError(AmemError):

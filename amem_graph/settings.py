@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -11,15 +12,16 @@ from .errors import InvalidInput
 DEFAULT_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
 
 
-def default_home() -> Path:
+def default_home(env: Mapping[str, str] | None = None) -> Path:
     """Per-user data folder: $AMEM_HOME, else $XDG_DATA_HOME/amem-graph, else ~/.local/share/amem-graph."""
-    if home := os.environ.get("AMEM_HOME"):
+    env = os.environ if env is None else env
+    if home := env.get("AMEM_HOME"):
         return Path(home).expanduser()
-    xdg = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    xdg = env.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
     return Path(xdg).expanduser() / "amem-graph"
 
 
-def _int(env: dict[str, str], name: str, default: int, minimum: int = 1) -> int:
+def _int(env: Mapping[str, str], name: str, default: int, minimum: int = 1, maximum: int = 2**31) -> int:
     raw = env.get(name)
     if raw is None or raw == "":
         return default
@@ -27,8 +29,8 @@ def _int(env: dict[str, str], name: str, default: int, minimum: int = 1) -> int:
         value = int(raw)
     except ValueError:
         raise InvalidInput(f"{name}={raw!r} is not an integer") from None
-    if value < minimum:
-        raise InvalidInput(f"{name}={value} must be at least {minimum}")
+    if not minimum <= value <= maximum:
+        raise InvalidInput(f"{name}={value} must be from {minimum} to {maximum}")
     return value
 
 
@@ -54,9 +56,8 @@ class Settings:
     local_http_port: int = 7474
 
     @classmethod
-    def from_env(cls, env: dict[str, str] | None = None) -> Settings:
-        env = dict(os.environ if env is None else env)
-        home = Path(env["AMEM_HOME"]).expanduser() if env.get("AMEM_HOME") else default_home()
+    def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
+        env = os.environ if env is None else env
         return cls(
             neo4j_uri=env.get("NEO4J_URI") or None,
             neo4j_user=env.get("NEO4J_USER") or env.get("NEO4J_USERNAME") or "neo4j",
@@ -67,9 +68,9 @@ class Settings:
             tenant=env.get("AMEM_TENANT") or "default",
             max_content_chars=_int(env, "AMEM_MAX_CONTENT_CHARS", 20_000),
             write_batch_size=_int(env, "AMEM_WRITE_BATCH_SIZE", 500),
-            home=home,
-            local_bolt_port=_int(env, "AMEM_NEO4J_BOLT_PORT", 7687),
-            local_http_port=_int(env, "AMEM_NEO4J_HTTP_PORT", 7474),
+            home=default_home(env),
+            local_bolt_port=_int(env, "AMEM_NEO4J_BOLT_PORT", 7687, maximum=65535),
+            local_http_port=_int(env, "AMEM_NEO4J_HTTP_PORT", 7474, maximum=65535),
         )
 
     @property

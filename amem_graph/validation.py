@@ -64,13 +64,11 @@ def labels(values: Iterable[Any] | None, what: str) -> tuple[str, ...]:
         return ()
     if isinstance(values, str | bytes):
         raise InvalidInput(f"{what} must be a list of strings, not one string")
-    out: list[str] = []
+    out: dict[str, None] = {}  # ordered set
     for item in values:
-        label = text(item, f"a {what[:-1] if what.endswith('s') else what}", MAX_LABEL_CHARS).strip()
-        if label not in out:
-            out.append(label)
-    if len(out) > MAX_LABELS:
-        raise InvalidInput(f"{what} has {len(out)} entries; the limit is {MAX_LABELS}")
+        out[text(item, f"a {what[:-1] if what.endswith('s') else what}", MAX_LABEL_CHARS).strip()] = None
+        if len(out) > MAX_LABELS:
+            raise InvalidInput(f"{what} has more than {MAX_LABELS} entries")
     return tuple(out)
 
 

@@ -9,7 +9,6 @@ import socket
 import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import replace
-from pathlib import Path
 
 import pytest
 
@@ -53,8 +52,8 @@ def memory(settings: Settings, tenant: str) -> Iterator[AgenticMemory]:
 
 
 @pytest.fixture
-def cli_env(settings: Settings, tmp_path: Path) -> dict[str, str]:
-    """Environment for CLI runs against the test server (and a private AMEM_HOME)."""
+def cli_env(settings: Settings) -> dict[str, str]:
+    """Environment for CLI runs against the test server (AMEM_HOME as the session's, for the jars)."""
     assert settings.neo4j_uri and settings.neo4j_password
     return {
         "NEO4J_URI": settings.neo4j_uri,

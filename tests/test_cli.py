@@ -6,6 +6,7 @@ import uuid
 import pytest
 from typer.testing import CliRunner
 
+from amem_graph import AgenticMemory, Settings
 from amem_graph.cli import app
 
 from .conftest import free_port
@@ -21,9 +22,6 @@ def run(env: dict[str, str], *args: str, input: str | None = None):  # noqa: A00
 def cli_tenant(cli_env: dict[str, str]):
     tenant = f"cli-{uuid.uuid4().hex[:10]}"
     yield tenant
-    run(cli_env, "stats", "--tenant", tenant)  # the tenant is removed by the API below
-    from amem_graph import AgenticMemory, Settings
-
     with AgenticMemory(Settings.from_env(cli_env), tenant=tenant) as mem:
         mem.store.delete_tenant(tenant)
 
@@ -59,6 +57,10 @@ def test_user_errors_are_one_line_with_exit_codes(cli_env: dict[str, str], cli_t
     assert empty.exit_code == 3 and "content is empty" in empty.stderr
     bad_tenant = run(cli_env, "list", "-t", "no spaces allowed")
     assert bad_tenant.exit_code == 3 and "tenant" in bad_tenant.stderr
+    markup = run(cli_env, "list", "-t", "[/]")  # user text in an error is not rich markup
+    assert markup.exit_code == 3 and "tenant '[/]'" in markup.stderr
+    bad_bytes = runner.invoke(app, ["add", "-", "-t", cli_tenant], env=cli_env, input=b"caf\xe9 latin-1")
+    assert bad_bytes.exit_code == 3 and "not valid UTF-8" in bad_bytes.stderr
 
 
 def test_unreachable_database_exit_5_names_the_uri(cli_env: dict[str, str]) -> None:

@@ -29,7 +29,11 @@ def test_no_cypher_is_built_from_strings_in_python() -> None:
     offenders = []
     for source in PACKAGE.rglob("*.py"):
         text = source.read_text()
-        if re.search(r"(execute_query|\.run)\(\s*f[\"']", text) or re.search(r"f[\"'](MATCH|CREATE|MERGE|CALL) ", text):
+        if (
+            re.search(r"(execute_query|\.run)\(\s*f[\"']", text)
+            or re.search(r"[\"'](MATCH|CREATE|MERGE|CALL|RETURN|UNWIND|SET|DELETE) ", text)
+            or ".format(" in text
+        ):
             offenders.append(source.name)
     assert not offenders
 

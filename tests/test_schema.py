@@ -30,7 +30,7 @@ def test_init_is_idempotent_and_creates_every_index(memory: AgenticMemory) -> No
 def test_other_dimension_is_refused_and_changes_nothing(settings: Settings, memory: AgenticMemory) -> None:
     store = _store(settings)
     try:
-        with pytest.raises(SchemaMismatch, match="384 dimensions, but the embedding model gives 768"):
+        with pytest.raises(SchemaMismatch, match="384-dimension embeddings .* but the embedding model gives 768"):
             store.ensure_schema("some/other-model", 768)
         with pytest.raises(SchemaMismatch, match="768"):
             store.check_schema("some/other-model", 768)

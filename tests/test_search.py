@@ -44,17 +44,22 @@ def test_lucene_syntax_in_queries_is_plain_text(memory: AgenticMemory, facts: li
 
 
 def test_search_stays_in_its_tenant_even_when_crowded(memory: AgenticMemory, settings) -> None:
-    """The vector index is shared; a tenant's few notes must still be found among many others."""
-    own = memory.add("The secret recipe uses cardamom and orange peel.")
+    """The vector index is shared; a tenant's notes must still be found among many closer ones of others,
+    both when it has fewer than k notes (exact scan) and when it has more (wider approximate search)."""
+    few = memory.add("The secret recipe uses cardamom and orange peel.")
     crowd = f"{memory.tenant}-crowd"
-    with AgenticMemory(settings, tenant=crowd) as other:
+    busy = f"{memory.tenant}-busy"
+    with AgenticMemory(settings, tenant=crowd) as other, AgenticMemory(settings, tenant=busy) as third:
         try:
             other.add_many([f"Recipe number {i} uses cardamom, orange peel and spice {i}." for i in range(150)])
             hits = memory.search("recipe with cardamom and orange", k=5, mode="vector")
-            assert [h.note.id for h in hits] == [own.id]
-            assert len(other.search("recipe with cardamom and orange", k=5, mode="vector")) == 5
+            assert [h.note.id for h in hits] == [few.id]
+            own = set(third.add_many([f"Grandma's cake {i} has a hint of cardamom." for i in range(8)]))
+            hits = third.search("recipe with cardamom and orange", k=5, mode="vector")
+            assert len(hits) == 5 and {h.note.id for h in hits} <= own
         finally:
             other.store.delete_tenant(crowd)
+            third.store.delete_tenant(busy)
 
 
 @pytest.mark.parametrize(("kwargs", "message"), [({"k": 0}, "k must be"), ({"k": 1001}, "k must be"),

@@ -41,7 +41,8 @@ def run(memory: AgenticMemory, n: int, *, chunk: int = 1000, queries: int = 200,
     """Alternate chunks of embedding-only and full ingest so both see the same machine state."""
     tenant = f"bench-{uuid.uuid4().hex[:12]}"
     texts = sentences(n, seed)
-    timed = TimedEmbedder(memory.embedder)
+    original = memory.embedder
+    timed = TimedEmbedder(original)
     memory.embedder = timed
     timed.embed(texts[:64])  # load the model and warm up before any clock runs
     embed_only_s = ingest_s = 0.0
@@ -71,7 +72,7 @@ def run(memory: AgenticMemory, n: int, *, chunk: int = 1000, queries: int = 200,
             memory.search(texts[i].split(": ", 1)[1][:60], k=k, tenant=tenant)
             search_ms.append((time.perf_counter() - began) * 1000)
     finally:
-        memory.embedder = timed
+        memory.embedder = original
         if not keep:
             memory.store.delete_tenant(tenant)
     notes_per_s = n / ingest_s
@@ -82,7 +83,7 @@ def run(memory: AgenticMemory, n: int, *, chunk: int = 1000, queries: int = 200,
         "n": n,
         "chunk": chunk,
         "write_batch_size": memory.settings.write_batch_size,
-        "model": memory.embedder.model_name,
+        "model": original.model_name,
         "notes_per_s": round(notes_per_s, 2),
         "embed_only_per_s": round(embed_only_per_s, 2),
         "overhead": round(embed_only_per_s / notes_per_s - 1, 4),

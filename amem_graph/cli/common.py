@@ -10,6 +10,7 @@ from typing import Any, ParamSpec, TypeVar
 
 import typer
 from rich.console import Console
+from rich.text import Text
 
 from ..errors import AmemError
 
@@ -21,7 +22,7 @@ error_console = Console(stderr=True)
 
 EXIT_CODES = (
     "Exit codes: 0 ok; 1 unexpected error; 2 bad command line; 3 invalid input or unknown note; "
-    "4 schema mismatch; 5 database unreachable; 6 local server could not be installed, started or stopped; "
+    "4 schema mismatch; 5 database unreachable or failing; 6 local server could not be installed, started or stopped; "
     "7 a doctor check failed."
 )
 
@@ -34,7 +35,8 @@ def user_errors(command: Callable[P, R]) -> Callable[P, R]:
         try:
             return command(*args, **kwargs)
         except AmemError as err:
-            error_console.print(f"[bold red]error:[/] {err}", markup=True, highlight=False, soft_wrap=True)
+            # The message may hold user text such as "[/]": it is printed as plain text, never as markup.
+            error_console.print(Text.assemble(("error: ", "bold red"), str(err)), highlight=False, soft_wrap=True)
             raise typer.Exit(err.exit_code) from None
 
     return run

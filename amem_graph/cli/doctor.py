@@ -18,11 +18,18 @@ from ..store import open_store
 from .common import console, print_json
 
 
+REMOTE = "not needed: NEO4J_URI names the database, the local server is not used"
+
+
 def _java(settings: Settings) -> str:
+    if settings.neo4j_uri:
+        return REMOTE
     return LocalNeo4j(settings.local_server_dir, home=settings.home).java()
 
 
 def _jars(settings: Settings) -> str:
+    if settings.neo4j_uri:
+        return REMOTE
     server = LocalNeo4j(settings.local_server_dir, home=settings.home)
     if server.installed():
         return f"Neo4j {server.version} jars in {server.jars_dir}"

@@ -47,10 +47,11 @@ def add(
     as_json: JsonOption = False,
 ) -> None:
     """Add a note (adding the same text from the same source again returns the existing note)."""
-    text = sys.stdin.read() if content == "-" else content
+    text: str | bytes = sys.stdin.buffer.read() if content == "-" else content  # bytes: decoded strictly
     with memory(tenant) as mem:
         note = mem.add(
-            text, source=source, tags=tag or (), keywords=keyword or (), context=context, category=category,
+            text,  # type: ignore[arg-type]
+            source=source, tags=tag or (), keywords=keyword or (), context=context, category=category,
             event_time=event_time,
         )
     if as_json:

@@ -67,15 +67,13 @@ def stop(directory: DirOption = None) -> None:
 @app.command()
 @user_errors
 def status(directory: DirOption = None, as_json: Annotated[bool, typer.Option("--json")] = False) -> None:
-    """Whether the server runs, where, and where its logs and password are."""
+    """Whether the server runs, where, and where its logs and password are (exit 0 either way)."""
     state = _server(directory).status()
     if as_json:
         print_json(state)
         return
     for key, value in state.items():
-        console.print(f"{key:>13}: {value}")
-    if not state["running"]:
-        raise typer.Exit(1)
+        console.print(f"{key:>13}: {value}", markup=False, highlight=False)
 
 
 @app.command()

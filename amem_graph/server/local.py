@@ -163,8 +163,10 @@ class LocalNeo4j:
         proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
         if proc.returncode != 0 or not any(staging.glob(f"neo4j-{self.version}.jar")):
             shutil.rmtree(staging, ignore_errors=True)
-            tail = "\n".join((proc.stdout + proc.stderr).strip().splitlines()[-15:])
-            raise ServerError(f"Maven could not fetch the Neo4j {self.version} jars ({' '.join(cmd)}):\n{tail}")
+            raise ServerError(
+                f"Maven could not fetch the Neo4j {self.version} jars: {_cause(proc.stdout + proc.stderr)} "
+                f"(command: {' '.join(cmd)})"
+            )
         shutil.rmtree(self.jars_dir, ignore_errors=True)
         staging.rename(self.jars_dir)  # a jar folder is complete or absent, never half-filled
         return self.jars_dir
@@ -186,6 +188,7 @@ class LocalNeo4j:
             info = self.connection()
             assert info is not None
             return info
+        _check_ports(bolt_port, http_port)
         java = self.java()
         for port in (bolt_port, http_port):
             _require_free(port)
@@ -281,13 +284,13 @@ class LocalNeo4j:
             fd = os.open(self.password_file, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
             with os.fdopen(fd, "w") as handle:
                 handle.write(secrets.token_urlsafe(24) + "\n")
-        password = self.password_file.read_text().strip()
+        # "@file" makes the admin tool read the password from the 0600 file, off the process list.
         proc = subprocess.run(
-            [java, "-cp", f"{jars}/*", ADMIN_TOOL, "dbms", "set-initial-password", password],
+            [java, "-cp", f"{jars}/*", ADMIN_TOOL, "dbms", "set-initial-password", f"@{self.password_file}"],
             capture_output=True, text=True, env=self._env(), check=False,
         )
         if proc.returncode != 0:
-            raise ServerError(f"could not set the initial Neo4j password: {(proc.stdout + proc.stderr).strip()[-800:]}")
+            raise ServerError(f"could not set the initial Neo4j password: {_cause(proc.stdout + proc.stderr)}")
 
     def _wait_for_bolt(self, proc: subprocess.Popen[bytes], info: ConnectionInfo, timeout: float) -> None:
         from neo4j import GraphDatabase
@@ -298,8 +301,8 @@ class LocalNeo4j:
             if proc.poll() is not None:
                 self._pid_file.unlink(missing_ok=True)
                 raise ServerError(
-                    f"Neo4j exited during start (code {proc.returncode}); see {self.log_file} and "
-                    f"{self.console_log}:\n{_tail(self.console_log)}"
+                    f"Neo4j exited during start (code {proc.returncode}): {_cause(_read(self.console_log))}; "
+                    f"see {self.log_file} and {self.console_log}"
                 )
             ports = self.ports()
             if ports and _port_open(ports.bolt) and _port_open(ports.http):  # Browser must answer too
@@ -312,9 +315,19 @@ class LocalNeo4j:
                 except (DriverError, Neo4jError, OSError):
                     pass  # Bolt is up but the database is still starting
             time.sleep(0.5)
+        self.stop()  # a half-started server is not left behind
         raise ServerError(
-            f"Neo4j did not answer on {info.uri} and {info.http_url} within {timeout:.0f} s; see {self.log_file}"
+            f"Neo4j did not answer on {info.uri} and {info.http_url} within {timeout:.0f} s and was stopped; "
+            f"see {self.log_file}"
         )
+
+
+def _check_ports(bolt: int, http: int) -> None:
+    for name, port in (("Bolt", bolt), ("HTTP", http)):
+        if isinstance(port, bool) or not isinstance(port, int) or not 1 <= port <= 65535:
+            raise ServerError(f"{name} port {port!r} is not a TCP port (1-65535)")
+    if bolt == http:
+        raise ServerError(f"Bolt and HTTP need two different ports; both are {bolt}")
 
 
 def _require_free(port: int) -> None:
@@ -349,8 +362,15 @@ def _alive(pid: int) -> bool:
         return False
 
 
-def _tail(path: Path, lines: int = 20) -> str:
+def _read(path: Path) -> str:
     try:
-        return "\n".join(path.read_text(errors="replace").splitlines()[-lines:])
+        return path.read_text(errors="replace")
     except FileNotFoundError:
-        return "(no output)"
+        return ""
+
+
+def _cause(output: str) -> str:
+    """The line of a tool's output that says what went wrong: the first error line, else the last line."""
+    lines = [line.strip() for line in output.strip().splitlines() if line.strip()]
+    errors = [line for line in lines if re.search(r"error|exception|invalid|could not|failed", line, re.IGNORECASE)]
+    return errors[0] if errors else (lines[-1] if lines else "no output")

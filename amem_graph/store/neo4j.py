@@ -9,27 +9,26 @@ from typing import Any
 
 import numpy as np
 from neo4j import Driver, GraphDatabase, NotificationMinimumSeverity, Record, RoutingControl
-from neo4j.exceptions import AuthError, ConfigurationError, ConstraintError, DriverError
+from neo4j.exceptions import AuthError, ConfigurationError, ConstraintError, DriverError, Neo4jError
 from neo4j.exceptions import ServiceUnavailable, SessionExpired
 
 from .. import cypher, validation
 from ..embedding import canonical_model
-from ..errors import InvalidInput, NoteNotFound, SchemaMismatch, StoreUnavailable
+from ..errors import InvalidInput, NoteNotFound, SchemaMismatch, StoreError, StoreUnavailable
 from ..models import LINK_TYPES, Link, Note, NoteInput
 from .base import SCHEMA_VERSION, StoreStats
 
-_LUCENE_SPECIAL = re.compile(r'([+\-&|!(){}\[\]^"~*?:\\/])')
+_WORD = re.compile(r"\w+")
 _UNREACHABLE = (ServiceUnavailable, SessionExpired, OSError)
 
 
-MAX_QUERY_TERMS = 256  # Lucene refuses queries of over 1024 clauses
+MAX_QUERY_TERMS = 200  # Lucene refuses queries of over 1024 clauses; each term is one per field (4)
 
 
 def lucene_query(text: str) -> str:
-    """User text as a plain Lucene query: special characters escaped, operators (AND/OR/NOT) neutralised
-    by lower case, and at most MAX_QUERY_TERMS words."""
-    words = text.lower().split()[:MAX_QUERY_TERMS]
-    return _LUCENE_SPECIAL.sub(r"\\\1", " ".join(words))
+    """User text as a plain Lucene query: its words only (no operators, wildcards or fields), at most
+    MAX_QUERY_TERMS of them; '' when it has no word at all."""
+    return " ".join(_WORD.findall(text.lower())[:MAX_QUERY_TERMS])
 
 
 def _time(epoch_ms: int | None) -> datetime | None:
@@ -90,7 +89,6 @@ class Neo4jStore:
         self.location = uri
         self.database = database
         self.dimension: int | None = None
-        self._user = user
         try:
             self._driver: Driver = GraphDatabase.driver(
                 uri,
@@ -101,12 +99,15 @@ class Neo4jStore:
                 # "property does not exist yet" warnings are expected on a young graph; they are noise.
                 notifications_min_severity=NotificationMinimumSeverity.OFF,
             )
-            self._driver.verify_connectivity()
-        except AuthError as err:
-            raise StoreUnavailable(f"Neo4j at {uri} refused the credentials of user {user!r}: {err.message}") from None
         except (ConfigurationError, ValueError) as err:
             raise StoreUnavailable(f"cannot use NEO4J_URI {uri!r}: {err}") from None
-        except (*_UNREACHABLE, DriverError) as err:
+        try:
+            self._driver.verify_connectivity()
+        except AuthError as err:
+            self._driver.close()
+            raise StoreUnavailable(f"Neo4j at {uri} refused the credentials of user {user!r}: {err.message}") from None
+        except (*_UNREACHABLE, DriverError, Neo4jError) as err:
+            self._driver.close()
             raise StoreUnavailable(
                 f"cannot reach Neo4j at {uri}: {err}. Start it (`amem-graph neo4j start`) or check NEO4J_URI."
             ) from None
@@ -114,7 +115,10 @@ class Neo4jStore:
     # -- plumbing -------------------------------------------------------------------------------
 
     def _run(self, name: str, *, write: bool = False, **params: Any) -> list[Record]:
-        """Run one named statement in a managed (retried) transaction."""
+        """Run one named statement in a managed (retried) transaction.
+
+        Constraint violations pass through for the caller to explain; every other database failure
+        becomes a StoreError that names the server and the statement."""
         try:
             result = self._driver.execute_query(
                 cypher.load(name),
@@ -122,18 +126,24 @@ class Neo4jStore:
                 database_=self.database,
                 routing_=RoutingControl.WRITE if write else RoutingControl.READ,
             )
+        except ConstraintError:
+            raise
         except AuthError as err:
             raise StoreUnavailable(f"Neo4j at {self.location} refused the credentials: {err.message}") from None
         except _UNREACHABLE as err:
             raise StoreUnavailable(f"lost Neo4j at {self.location}: {err}") from None
+        except Neo4jError as err:
+            raise StoreError(f"Neo4j at {self.location} failed {name}: {err.code}: {err.message}") from None
+        except DriverError as err:
+            raise StoreError(f"Neo4j at {self.location} failed {name}: {err}") from None
         return result.records
 
     # -- schema ---------------------------------------------------------------------------------
 
     def ensure_schema(self, model: str, dimension: int, *, force: bool = False) -> None:
         marker = self._check(model, dimension)
-        current = marker["version"] == SCHEMA_VERSION and marker["embedding_dimension"] == dimension
-        if current and not force:  # opening a memory costs one read, not a round of DDL
+        current = marker["version"] == SCHEMA_VERSION and marker["vector_index"] is not None
+        if current and not force:  # opening a memory costs two reads, not a round of DDL
             return
         for name, _ in cypher.schema_statements():
             self._run(name, write=True, dimension=dimension)
@@ -147,15 +157,17 @@ class Neo4jStore:
         self._check(model, dimension)
 
     def _check(self, model: str, dimension: int) -> dict[str, Any]:
-        """Refuse a database built for another dimension, model or a newer schema; returns the marker."""
+        """Refuse a database built for another dimension, model or a newer schema.
+        Returns the schema marker, with the vector index's description under "vector_index"."""
         index = self.vector_index()
-        if index and index["dimension"] is not None and int(index["dimension"]) != dimension:
-            raise SchemaMismatch(
-                f"the vector index note_embedding in {self.location} has {index['dimension']} dimensions, "
-                f"but the embedding model gives {dimension}: use the model the notes were embedded with "
-                "(AMEM_EMBEDDING_MODEL) or re-embed them into a fresh database"
-            )
         marker = self._run("admin/schema_marker_get")[0].data()
+        for found in (index and index["dimension"], marker["embedding_dimension"]):
+            if found is not None and int(found) != dimension:
+                raise SchemaMismatch(
+                    f"the notes in {self.location} have {found}-dimension embeddings (vector index "
+                    f"note_embedding), but the embedding model gives {dimension}: use the model the notes "
+                    "were embedded with (AMEM_EMBEDDING_MODEL) or re-embed them into a fresh database"
+                )
         if marker["version"] is not None and int(marker["version"]) > SCHEMA_VERSION:
             raise SchemaMismatch(
                 f"{self.location} holds amem-graph schema version {marker['version']}, newer than this "
@@ -168,7 +180,7 @@ class Neo4jStore:
                 "(vectors of different models are not comparable)"
             )
         self.dimension = dimension
-        return marker
+        return {**marker, "vector_index": index}
 
     def vector_index(self) -> dict[str, Any] | None:
         rows = self._run("admin/vector_index")
@@ -287,9 +299,10 @@ class Neo4jStore:
     def fulltext_search(
         self, tenant: str, query: str, k: int, *, include_invalid: bool = False
     ) -> list[tuple[Note, float]]:
-        rows = self._run(
-            "note/fulltext_search", tenant=tenant, query=lucene_query(query), k=k, include_invalid=include_invalid
-        )
+        terms = lucene_query(query)
+        if not terms:  # nothing Lucene could match (punctuation only)
+            return []
+        rows = self._run("note/fulltext_search", tenant=tenant, query=terms, k=k, include_invalid=include_invalid)
         return [(note_from_record(r["note"]), float(r["score"])) for r in rows]
 
     # -- admin ----------------------------------------------------------------------------------
