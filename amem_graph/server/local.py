@@ -145,7 +145,7 @@ class LocalNeo4j:
         return java
 
     def installed(self) -> bool:
-        return any(self.jars_dir.glob(f"neo4j-{self.version}.jar"))
+        return (self.jars_dir / f"neo4j-{self.version}.jar").is_file()
 
     def install(self) -> Path:
         """Fetch the Neo4j and Browser jars with Maven (once); returns the jar folder."""
@@ -283,7 +283,8 @@ class LocalNeo4j:
         if not self.password_file.exists():
             fd = os.open(self.password_file, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
             with os.fdopen(fd, "w") as handle:
-                handle.write(secrets.token_urlsafe(24) + "\n")
+                # hex: no leading "-" or quote that the admin tool could read as an option or syntax
+                handle.write(secrets.token_hex(20) + "\n")
         # "@file" makes the admin tool read the password from the 0600 file, off the process list.
         proc = subprocess.run(
             [java, "-cp", f"{jars}/*", ADMIN_TOOL, "dbms", "set-initial-password", f"@{self.password_file}"],

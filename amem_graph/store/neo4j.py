@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from typing import Any
 
 import numpy as np
@@ -31,9 +31,12 @@ def lucene_query(text: str) -> str:
     return " ".join(_WORD.findall(text.lower())[:MAX_QUERY_TERMS])
 
 
+_EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
+
+
 def _time(epoch_ms: int | None) -> datetime | None:
     """Statements return times as epoch milliseconds (see cypher/fragments/note_map.cypher)."""
-    return None if epoch_ms is None else datetime.fromtimestamp(epoch_ms / 1000, timezone.utc)
+    return None if epoch_ms is None else _EPOCH + timedelta(milliseconds=epoch_ms)
 
 
 def note_from_record(props: dict[str, Any], links: Sequence[dict[str, Any]] = (), embedding: Any = None) -> Note:
