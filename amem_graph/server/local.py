@@ -185,9 +185,7 @@ class LocalNeo4j:
     def start(self, *, bolt_port: int = 7687, http_port: int = 7474, timeout: float = 180.0) -> ConnectionInfo:
         """Start the server (or return the running one) and wait until Bolt accepts the password."""
         if self.pid() is not None:
-            info = self.connection()
-            assert info is not None
-            return info
+            return self._running_connection()
         _check_ports(bolt_port, http_port)
         java = self.java()
         for port in (bolt_port, http_port):
@@ -202,15 +200,20 @@ class LocalNeo4j:
             java, f"-Xms{self.heap}", f"-Xmx{self.heap}", *JVM_FLAGS, "-cp", f"{jars}/*", ENTRY_POINT,
             f"--home-dir={self.dir}", f"--config-dir={self.dir / 'conf'}",
         ]
-        with open(self.console_log, "ab") as console:
+        with open(self.console_log, "wb") as console:  # this start's output only: errors are read from it
             proc = subprocess.Popen(
                 cmd, stdout=console, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                 env=self._env(), start_new_session=True, cwd=self.dir,
             )
         self._pid_file.write_text(str(proc.pid))
-        info = self.connection()
-        assert info is not None
+        info = self._running_connection()
         self._wait_for_bolt(proc, info, timeout)
+        return info
+
+    def _running_connection(self) -> ConnectionInfo:
+        info = self.connection()
+        if info is None:
+            raise ServerError(f"{self.dir} lacks its ports or password file; stop the server and start it again")
         return info
 
     def stop(self, timeout: float = 60.0) -> bool:
