@@ -24,13 +24,13 @@ REMOTE = "not needed: NEO4J_URI names the database, the local server is not used
 def _java(settings: Settings) -> str:
     if settings.neo4j_uri:
         return REMOTE
-    return LocalNeo4j(settings.local_server_dir, home=settings.home).java()
+    return LocalNeo4j.for_settings(settings).java()
 
 
 def _jars(settings: Settings) -> str:
     if settings.neo4j_uri:
         return REMOTE
-    server = LocalNeo4j(settings.local_server_dir, home=settings.home)
+    server = LocalNeo4j.for_settings(settings)
     if server.installed():
         return f"Neo4j {server.version} jars in {server.jars_dir}"
     if mvn := shutil.which("mvn"):

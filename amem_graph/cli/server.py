@@ -20,8 +20,7 @@ DirOption = Annotated[
 
 
 def _server(directory: Path | None, heap: str = "1g") -> LocalNeo4j:
-    settings = Settings.from_env()
-    return LocalNeo4j(directory or settings.local_server_dir, home=settings.home, heap=heap)
+    return LocalNeo4j.for_settings(Settings.from_env(), directory, heap)
 
 
 @app.command()

@@ -21,7 +21,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from ..errors import ServerError
-from ..settings import default_home
+from ..settings import Settings, default_home
 
 POM = Path(__file__).with_name("pom.xml")
 ENTRY_POINT = "org.neo4j.server.CommunityEntryPoint"
@@ -83,6 +83,11 @@ class LocalNeo4j:
         self.jars_dir = ((home or default_home()) / "jars" / f"neo4j-{self.version}").expanduser().resolve()
         self.heap = heap
         self.pagecache = pagecache
+
+    @classmethod
+    def for_settings(cls, settings: Settings, directory: Path | None = None, heap: str = "1g") -> LocalNeo4j:
+        """The server folder the settings name ($AMEM_HOME/neo4j) unless another is given."""
+        return cls(directory or settings.local_server_dir, home=settings.home, heap=heap)
 
     # -- files ----------------------------------------------------------------------------------
 

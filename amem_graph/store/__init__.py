@@ -16,7 +16,7 @@ def open_store(settings: Settings) -> NoteStore:
         if settings.neo4j_password is None:
             raise StoreUnavailable(f"NEO4J_URI is {settings.neo4j_uri} but NEO4J_PASSWORD is not set")
         return Neo4jStore(settings.neo4j_uri, settings.neo4j_user, settings.neo4j_password, settings.neo4j_database)
-    local = LocalNeo4j(settings.local_server_dir, home=settings.home).connection()
+    local = LocalNeo4j.for_settings(settings).connection()
     if local is None:
         raise StoreUnavailable(
             "no database configured: set NEO4J_URI, NEO4J_USER and NEO4J_PASSWORD, "
