@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
@@ -11,9 +12,11 @@ import numpy as np
 
 from . import validation
 from .embedding import Embedder, composite_text
-from .errors import InvalidInput
-from .models import Link, Note, NoteChanges, NoteInput, SearchHit
-from .retrieval import MODES, Mode, fuse
+from .errors import InvalidInput, LLMNotConfigured
+from .evolution import Evolver
+from .llm import Analyser, HeuristicAnalyser, LLMAnalyser, LLMClient
+from .models import Link, Note, NoteChanges, NoteHistory, NoteInput, SearchHit
+from .retrieval import MODES, Mode, seeds
 from .settings import Settings
 from .store import NoteStore, StoreStats, open_store
 
@@ -36,8 +39,11 @@ class AgenticMemory:
         tenant: str | None = None,
         store: NoteStore | None = None,
         embedder: Embedder | None = None,
+        analyser: Analyser | None = None,
         init_schema: bool = True,
     ) -> None:
+        """Without an `analyser`, an LLM analyser when one is configured (AMEM_LLM_BASE_URL or
+        AMEM_LLM_API_KEY), else the offline heuristic one."""
         self.settings = settings or Settings.from_env()
         self.tenant = validation.tenant(self.settings.tenant if tenant is None else tenant)
         self.embedder = embedder or Embedder(self.settings.embedding_model, self.settings.embedding_batch_size)
@@ -48,6 +54,9 @@ class AgenticMemory:
         except BaseException:
             self.store.close()
             raise
+        self.llm = LLMClient(self.settings.llm) if analyser is None and self.settings.llm.configured else None
+        self.analyser: Analyser = analyser or (LLMAnalyser(self.llm) if self.llm else HeuristicAnalyser())
+        self.evolver = Evolver(self.store, self.embedder, self.analyser, self.settings)
 
     # -- writing ---------------------------------------------------------------------------------
 
@@ -65,13 +74,17 @@ class AgenticMemory:
         event_time: datetime | str | None = None,
         id: str | None = None,  # noqa: A002 - the domain's name for it
     ) -> Note:
-        """Store one note. Adding the same content from the same source again returns the existing note."""
-        item = NoteInput(  # validation turns lists into tuples and refuses a bare string
-            content=content, source=source, keywords=keywords, tags=tags, context=context,  # type: ignore[arg-type]
-            category=category, importance=importance, event_time=event_time, id=id,  # type: ignore[arg-type]
+        """Store one note: analysed (keywords, context, tags), linked to related notes, and evolving them,
+        in one transaction. Adding the same content from the same source again returns the existing note."""
+        item = self._checked(
+            NoteInput(  # validation turns lists into tuples and refuses a bare string
+                content=content, source=source, keywords=keywords, tags=tags, context=context,  # type: ignore[arg-type]
+                category=category, importance=importance, event_time=event_time, id=id,  # type: ignore[arg-type]
+            ),
+            None,
         )
-        (note_id,) = self.add_many([item], tenant=tenant)
-        return self.get(note_id, tenant=tenant)
+        tenant = self._tenant(tenant)
+        return self.get(self.evolver.add(tenant, item).note_id, tenant=tenant)
 
     def add_many(
         self,
@@ -81,7 +94,8 @@ class AgenticMemory:
         batch_size: int | None = None,
         on_batch: Callable[[int], None] | None = None,
     ) -> list[str]:
-        """Bulk add: every item is checked before anything is written; each batch is one transaction.
+        """Bulk import without analysis (`analysis='none'`; `reanalyze` can analyse them later): every
+        item is checked before anything is written; each batch is one transaction.
 
         Repeats (same source and content) are not embedded again, so re-running an interrupted
         ingest resumes it. If a batch fails, the batches before it stay committed and no later one
@@ -115,12 +129,14 @@ class AgenticMemory:
                 collect(pending)
         return ids
 
-    def _checked(self, item: NoteInput | str, position: int) -> NoteInput:
+    def _checked(self, item: NoteInput | str, position: int | None) -> NoteInput:
         try:
             return validation.note_input(
                 NoteInput(content=item) if isinstance(item, str) else item, self.settings.max_content_chars
             )
         except InvalidInput as err:
+            if position is None:
+                raise
             raise InvalidInput(f"item {position}: {err}") from None
 
     def _prepare(
@@ -237,17 +253,59 @@ class AgenticMemory:
             raise InvalidInput(f"k must be an integer from 1 to {MAX_K}, got {k!r}")
         if mode not in MODES:
             raise InvalidInput(f"mode must be one of {', '.join(MODES)}, got {mode!r}")
-        pool = k if mode != "hybrid" else max(2 * k, 20)
-        dense = lexical = []
-        if mode in ("hybrid", "vector"):
-            vector = self.embedder.embed_one(query)
-            dense = self.store.vector_search(tenant, vector, pool, include_invalid=include_invalid)
-        if mode in ("hybrid", "fulltext"):
-            lexical = self.store.fulltext_search(tenant, query, pool, include_invalid=include_invalid)
-        return fuse(dense, lexical, k)
+        vector = self.embedder.embed_one(query) if mode != "fulltext" else None
+        return seeds(self.store, tenant, query, vector, k, mode=mode, include_invalid=include_invalid)
+
+    # -- history ---------------------------------------------------------------------------------
+
+    def history(self, note_id: str, *, tenant: str | None = None) -> NoteHistory:
+        """A note with its versions (oldest first) and the evolutions that triggered from or revised it."""
+        tenant = self._tenant(tenant)
+        note = self.get(note_id, tenant=tenant)
+        return NoteHistory(
+            note, tuple(self.store.versions(tenant, note.id)), tuple(self.store.evolutions(tenant, note.id))
+        )
+
+    def revert(self, note_id: str, version: int, *, tenant: str | None = None) -> Note:
+        """Restore the fields a note had at `version`; the values it has now become a version too."""
+        tenant = self._tenant(tenant)
+        if isinstance(version, bool) or not isinstance(version, int):
+            raise InvalidInput(f"version must be an integer, got {version!r}")
+        old = next((v for v in self.store.versions(tenant, validation.note_id(note_id)) if v.version == version), None)
+        if old is None:
+            current = self.get(note_id, tenant=tenant)  # NoteNotFound if the note itself is missing
+            raise InvalidInput(f"note {note_id!r} has no version {version} (it is at version {current.version})")
+        return self.update(
+            note_id, tenant=tenant, content=old.content, keywords=old.keywords, tags=old.tags, context=old.context,
+            category=old.category, importance=old.importance, event_time=old.event_time,
+            reason=f"revert to version {version}",
+        )
+
+    def reanalyze(
+        self, note_ids: Sequence[str] | None = None, *, tenant: str | None = None, limit: int = 100,
+        include_unanalysed: bool = False,
+    ) -> list[str]:
+        """Analyse again with the configured LLM: the given notes, or the oldest `limit` heuristic and
+        degraded ones (and bulk-imported ones with `include_unanalysed`). Returns the ids upgraded;
+        a note whose analysis degrades again keeps what it has."""
+        if self.analyser.kind != "llm":
+            raise LLMNotConfigured(
+                "reanalyze needs an LLM: set AMEM_LLM_BASE_URL (any OpenAI-compatible server) or AMEM_LLM_API_KEY"
+            )
+        tenant = self._tenant(tenant)
+        if not 1 <= limit <= MAX_K:
+            raise InvalidInput(f"limit must be 1-{MAX_K}")
+        if note_ids is None:
+            kinds = ["heuristic", "degraded", *(["none"] if include_unanalysed else [])]
+            ids = self.store.notes_by_analysis(tenant, kinds, limit)
+        else:
+            ids = [validation.note_id(i) for i in note_ids]
+        return [i for i in ids if self.evolver.reanalyze(tenant, i) is not None]
 
     def stats(self, *, tenant: str | None = None) -> StoreStats:
-        return self.store.stats(None if tenant is None else validation.tenant(tenant))
+        """Counts from the store, plus this process's LLM calls and tokens per operation."""
+        stats = self.store.stats(None if tenant is None else validation.tenant(tenant))
+        return replace(stats, llm=self.llm.usage() if self.llm else {})
 
     # -- lifecycle -------------------------------------------------------------------------------
 
@@ -255,6 +313,8 @@ class AgenticMemory:
         return self.tenant if tenant is None else validation.tenant(tenant)
 
     def close(self) -> None:
+        if self.llm is not None:
+            self.llm.close()
         self.store.close()
 
     def __enter__(self) -> AgenticMemory:

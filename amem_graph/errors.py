@@ -39,3 +39,28 @@ class ServerError(AmemError):
     """The local Neo4j server could not be installed, started or stopped; the message names the cause."""
 
     exit_code = 6
+
+
+class LLMError(AmemError):
+    """The LLM endpoint failed or answered something unusable. `kind` says which:
+    timeout, rate_limited, server, connection, refusal, truncated, malformed, rejected."""
+
+    exit_code = 8
+
+    def __init__(self, kind: str, message: str) -> None:
+        super().__init__(f"{kind}: {message}")
+        self.kind = kind
+
+
+class LLMNotConfigured(AmemError):
+    """An operation needs an LLM and none is configured (AMEM_LLM_BASE_URL / AMEM_LLM_API_KEY)."""
+
+    exit_code = 8
+
+
+class EvolutionConflict(AmemError):
+    """A neighbour changed between analysis and write (a concurrent add); the add is analysed again."""
+
+    def __init__(self, stale: list[str]) -> None:
+        super().__init__(f"neighbours changed during analysis: {', '.join(stale)}")
+        self.stale = stale

@@ -11,7 +11,9 @@ LINK_TYPES: frozenset[str] = frozenset(
     {"RELATES_TO", "ELABORATES", "SUPPORTS", "CONTRADICTS", "FOLLOWS", "SAME_ENTITY"}
 )
 
-Analysis = Literal["none", "heuristic", "llm", "degraded"]
+# Which analyser produced a note's derived fields: none (bulk import), heuristic (offline), llm, or
+# degraded (the LLM failed, so the heuristic analyser stood in; `reanalyze` upgrades these later).
+AnalysisKind = Literal["none", "heuristic", "llm", "degraded"]
 
 
 @dataclass(frozen=True)
@@ -87,7 +89,7 @@ class Note:
     version: int = 1
     valid_from: datetime | None = None
     invalid_at: datetime | None = None
-    analysis: Analysis = "none"
+    analysis: AnalysisKind = "none"
     model: str | None = None
     links: tuple[Link, ...] = ()
     embedding: tuple[float, ...] | None = field(default=None, repr=False)
@@ -120,6 +122,92 @@ class SearchHit:
             "vector_score": self.vector_score,
             "fulltext_score": self.fulltext_score,
             "note": self.note.to_dict(),
+        }
+
+
+@dataclass(frozen=True)
+class ProposedLink:
+    """A link an analyser proposes from the new note to one of the candidates it was offered."""
+
+    target_id: str
+    type: str
+    reason: str
+    confidence: float
+
+
+@dataclass(frozen=True)
+class NeighbourUpdate:
+    """An analyser's change to a candidate's derived fields (A-Mem's memory evolution)."""
+
+    id: str
+    reason: str
+    context: str | None = None
+    add_tags: tuple[str, ...] = ()
+    remove_tags: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class NoteAnalysis:
+    """What an analyser derived for one note: its fields, its links and the neighbours it evolves."""
+
+    keywords: tuple[str, ...]
+    context: str
+    tags: tuple[str, ...]
+    links: tuple[ProposedLink, ...] = ()
+    updates: tuple[NeighbourUpdate, ...] = ()
+    analysis: AnalysisKind = "heuristic"
+    model: str | None = None
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    dropped: tuple[str, ...] = ()  # why parts of the answer were not used
+    degraded_reason: str | None = None
+
+
+@dataclass(frozen=True)
+class NoteVersion:
+    """A note's fields as they were before one change; `version` is the number they had."""
+
+    note_id: str
+    version: int
+    content: str
+    context: str
+    keywords: tuple[str, ...]
+    tags: tuple[str, ...]
+    category: str | None
+    importance: float | None
+    event_time: datetime | None
+    valid_from: datetime | None
+    valid_to: datetime | None
+    reason: str
+    evolution_id: str | None = None
+
+
+@dataclass(frozen=True)
+class Evolution:
+    """One analysed add (or reanalysis): the trigger, the decision, its cost and the versions it revised."""
+
+    id: str
+    at: datetime | None
+    trigger_note_id: str
+    analysis: str
+    model: str | None
+    decision: dict[str, Any]
+    prompt_tokens: int
+    completion_tokens: int
+    revised: tuple[tuple[str, int], ...] = ()  # (note id, version) of each NoteVersion written
+
+
+@dataclass(frozen=True)
+class NoteHistory:
+    note: Note
+    versions: tuple[NoteVersion, ...]
+    evolutions: tuple[Evolution, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "note": self.note.to_dict(),
+            "versions": [_jsonable(vars(v)) for v in self.versions],
+            "evolutions": [_jsonable(vars(e)) for e in self.evolutions],
         }
 
 

@@ -5,7 +5,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Literal
 
+import numpy as np
+
 from .models import Note, SearchHit
+from .store import NoteStore
 
 Mode = Literal["hybrid", "vector", "fulltext"]
 MODES: tuple[str, ...] = ("hybrid", "vector", "fulltext")
@@ -47,3 +50,19 @@ def fuse(
     ]
     fused.sort(key=lambda hit: (-hit.score, hit.note.id))
     return fused[:k]
+
+
+def seeds(
+    store: NoteStore, tenant: str, query: str, vector: np.ndarray | None, k: int, *, mode: Mode = "hybrid",
+    include_invalid: bool = False,
+) -> list[SearchHit]:
+    """The k best notes for a query from the vector index, the fulltext index, or both fused.
+    `vector` is the query's embedding (needed unless mode is "fulltext")."""
+    pool = k if mode != "hybrid" else max(2 * k, 20)
+    dense: list[tuple[Note, float]] = []
+    lexical: list[tuple[Note, float]] = []
+    if mode in ("hybrid", "vector") and vector is not None:
+        dense = store.vector_search(tenant, vector, pool, include_invalid=include_invalid)
+    if mode in ("hybrid", "fulltext"):
+        lexical = store.fulltext_search(tenant, query, pool, include_invalid=include_invalid)
+    return fuse(dense, lexical, k)

@@ -10,6 +10,7 @@ from pathlib import Path
 from .errors import InvalidInput
 
 DEFAULT_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
+DEFAULT_LLM_MODEL = "gpt-4o-mini"
 
 
 def default_home(env: Mapping[str, str] | None = None) -> Path:
@@ -34,6 +35,52 @@ def _int(env: Mapping[str, str], name: str, default: int, minimum: int = 1, maxi
     return value
 
 
+def _float(env: Mapping[str, str], name: str, default: float, minimum: float, maximum: float) -> float:
+    raw = env.get(name)
+    if raw is None or raw == "":
+        return default
+    try:
+        value = float(raw)
+    except ValueError:
+        raise InvalidInput(f"{name}={raw!r} is not a number") from None
+    if not minimum <= value <= maximum:
+        raise InvalidInput(f"{name}={value} must be from {minimum} to {maximum}")
+    return value
+
+
+@dataclass(frozen=True)
+class LLMSettings:
+    """An OpenAI-compatible endpoint (OpenAI, vLLM, SGLang, Ollama, OpenRouter...).
+
+    Configured when a base URL or an API key is set; without one the heuristic analyser runs."""
+
+    base_url: str | None = None
+    api_key: str | None = None
+    model: str = DEFAULT_LLM_MODEL
+    timeout_s: float = 30.0
+    max_retries: int = 3
+    concurrency: int = 4
+    backoff_s: float = 0.5  # first retry waits up to this long, doubling each time
+    structured: bool = True  # ask for JSON-schema output; off for servers that refuse response_format
+
+    @property
+    def configured(self) -> bool:
+        return bool(self.base_url or self.api_key)
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str]) -> LLMSettings:
+        return cls(
+            base_url=env.get("AMEM_LLM_BASE_URL") or env.get("OPENAI_BASE_URL") or None,
+            api_key=env.get("AMEM_LLM_API_KEY") or env.get("OPENAI_API_KEY") or None,
+            model=env.get("AMEM_LLM_MODEL") or DEFAULT_LLM_MODEL,
+            timeout_s=_float(env, "AMEM_LLM_TIMEOUT", 30.0, 0.1, 600.0),
+            max_retries=_int(env, "AMEM_LLM_MAX_RETRIES", 3, minimum=0, maximum=10),
+            concurrency=_int(env, "AMEM_LLM_CONCURRENCY", 4, maximum=256),
+            backoff_s=_float(env, "AMEM_LLM_BACKOFF", 0.5, 0.0, 60.0),
+            structured=(env.get("AMEM_LLM_STRUCTURED") or "1").lower() not in ("0", "false", "no", "off"),
+        )
+
+
 @dataclass(frozen=True)
 class Settings:
     """Everything the engine needs to connect and run.
@@ -54,6 +101,10 @@ class Settings:
     home: Path = field(default_factory=default_home)
     local_bolt_port: int = 7687
     local_http_port: int = 7474
+    llm: LLMSettings = field(default_factory=LLMSettings)
+    candidates: int = 5  # neighbours offered to the analyser per new note
+    link_budget: int = 20  # valid links per note; past it the weakest is invalidated
+    evolution_attempts: int = 3  # re-analyses when a neighbour changed under a concurrent add
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
@@ -71,6 +122,10 @@ class Settings:
             home=default_home(env),
             local_bolt_port=_int(env, "AMEM_NEO4J_BOLT_PORT", 7687, maximum=65535),
             local_http_port=_int(env, "AMEM_NEO4J_HTTP_PORT", 7474, maximum=65535),
+            llm=LLMSettings.from_env(env),
+            candidates=_int(env, "AMEM_CANDIDATES", 5, minimum=0, maximum=50),
+            link_budget=_int(env, "AMEM_LINK_BUDGET", 20, maximum=10_000),
+            evolution_attempts=_int(env, "AMEM_EVOLUTION_ATTEMPTS", 3, maximum=20),
         )
 
     @property

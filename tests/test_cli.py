@@ -44,7 +44,7 @@ def test_init_add_get_search_roundtrip(cli_env: dict[str, str], cli_tenant: str)
     table = run(cli_env, "get", note["id"], "-t", cli_tenant)
     assert "Nate adopted a turtle" in table.stdout
     stats = json.loads(run(cli_env, "stats", "--tenant", cli_tenant, "--json").stdout)
-    assert stats["labels"] == {"Note": 2} and stats["store"] == "neo4j"
+    assert stats["labels"] == {"Note": 2, "Evolution": 2, "TenantLock": 1} and stats["store"] == "neo4j"
     assert run(cli_env, "delete", note["id"], "-t", cli_tenant).exit_code == 0
 
 

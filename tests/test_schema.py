@@ -3,6 +3,7 @@
 import pytest
 
 from amem_graph import AgenticMemory, SchemaMismatch, Settings
+from amem_graph.store.base import SCHEMA_VERSION
 from amem_graph.store.neo4j import Neo4jStore
 
 
@@ -23,7 +24,7 @@ def test_init_is_idempotent_and_creates_every_index(memory: AgenticMemory) -> No
     vector = memory.store.vector_index()
     assert vector == {"state": "ONLINE", "dimension": 384, "similarity": "COSINE"}
     marker = memory.store.stats().schema
-    assert marker == {"version": 1, "embedding_model": "sentence-transformers/all-MiniLM-L6-v2",
+    assert marker == {"version": SCHEMA_VERSION, "embedding_model": "sentence-transformers/all-MiniLM-L6-v2",
                       "embedding_dimension": 384}
 
 

@@ -8,9 +8,9 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from ..models import Link, Note, NoteInput
+from ..models import Evolution, Link, Note, NoteInput, NoteVersion
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2: tenant locks and Evolution nodes (issue 3)
 
 
 @dataclass(frozen=True)
@@ -21,6 +21,49 @@ class StoreStats:
     relationships: dict[str, int]
     indexes: list[dict[str, Any]] = field(default_factory=list)
     schema: dict[str, Any] = field(default_factory=dict)
+    llm: dict[str, dict[str, float]] = field(default_factory=dict)  # per operation: calls, tokens...
+
+
+@dataclass(frozen=True)
+class Revision:
+    """New derived fields for an existing note, valid only if the note is still at `expected_version`."""
+
+    id: str
+    expected_version: int
+    reason: str
+    embedding: np.ndarray
+    context: str | None = None
+    tags: tuple[str, ...] | None = None
+    keywords: tuple[str, ...] | None = None
+    analysis: str | None = None  # set when the note's own analysis is redone (reanalyze)
+    model: str | None = None
+
+
+@dataclass(frozen=True)
+class EvolutionWrite:
+    """Everything one analysed add (or reanalysis) writes, applied by the store in one transaction."""
+
+    id: str
+    trigger_id: str
+    note: NoteInput | None  # the new note, or None when the trigger already exists (reanalysis)
+    embedding: np.ndarray | None  # the new note's composite vector
+    revisions: tuple[Revision, ...]
+    links: tuple[Link, ...]
+    contradictions: tuple[tuple[str, str, str], ...]  # (older note id, newer note id, reason)
+    analysis: str
+    model: str | None
+    prompt_version: str | None
+    prompt_tokens: int
+    completion_tokens: int
+    decision: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class EvolutionOutcome:
+    note_id: str
+    created: bool  # False: the note already existed (a repeat add), nothing was written
+    revised: tuple[tuple[str, int], ...] = ()  # (note id, version kept) per revision
+    decision: dict[str, Any] = field(default_factory=dict)
 
 
 class NoteStore(Protocol):
@@ -64,6 +107,19 @@ class NoteStore(Protocol):
     def list_notes(self, tenant: str, *, limit: int, offset: int = 0) -> list[Note]: ...
 
     def add_link(self, tenant: str, link: Link) -> Link: ...
+
+    def apply_evolution(self, tenant: str, write: EvolutionWrite, *, link_budget: int, allow_stale: bool) -> EvolutionOutcome:
+        """One transaction, after the tenant's lock: the note, revisions, links, supersessions, the link
+        budget and the Evolution node. Raises EvolutionConflict if a revised note moved on since it was
+        read, unless `allow_stale`, which skips those revisions (and records that)."""
+
+    def versions(self, tenant: str, note_id: str) -> list[NoteVersion]: ...
+
+    def evolutions(self, tenant: str, note_id: str) -> list[Evolution]:
+        """Evolutions the note triggered or that revised it, oldest first."""
+
+    def notes_by_analysis(self, tenant: str, kinds: Sequence[str], limit: int) -> list[str]:
+        """Ids of valid notes whose analysis is one of `kinds`, oldest first."""
 
     def vector_search(
         self, tenant: str, vector: np.ndarray, k: int, *, include_invalid: bool = False

@@ -2,21 +2,23 @@
 
 from __future__ import annotations
 
+import json
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
 import numpy as np
-from neo4j import Driver, GraphDatabase, NotificationMinimumSeverity, Record, RoutingControl
+from neo4j import Driver, GraphDatabase, ManagedTransaction, NotificationMinimumSeverity, Record, RoutingControl
 from neo4j.exceptions import AuthError, ConfigurationError, ConstraintError, DriverError, Neo4jError
 from neo4j.exceptions import ServiceUnavailable, SessionExpired
 
 from .. import cypher, validation
 from ..embedding import canonical_model
-from ..errors import InvalidInput, NoteNotFound, SchemaMismatch, StoreError, StoreUnavailable
-from ..models import LINK_TYPES, Link, Note, NoteInput
-from .base import SCHEMA_VERSION, StoreStats
+from ..errors import EvolutionConflict, InvalidInput, NoteNotFound, SchemaMismatch, StoreError, StoreUnavailable
+from ..models import LINK_TYPES, Evolution, Link, Note, NoteInput, NoteVersion
+from .base import SCHEMA_VERSION, EvolutionOutcome, EvolutionWrite, StoreStats
 
 _WORD = re.compile(r"\w+")
 _UNREACHABLE = (ServiceUnavailable, SessionExpired, OSError)
@@ -79,6 +81,45 @@ def link_from_record(row: dict[str, Any]) -> Link:
     )
 
 
+def version_from_record(props: dict[str, Any]) -> NoteVersion:
+    return NoteVersion(
+        note_id=props["note_id"],
+        version=int(props["version"]),
+        content=props.get("content") or "",
+        context=props.get("context") or "",
+        keywords=tuple(props.get("keywords") or ()),
+        tags=tuple(props.get("tags") or ()),
+        category=props.get("category"),
+        importance=props.get("importance"),
+        event_time=_time(props.get("event_time")),
+        valid_from=_time(props.get("valid_from")),
+        valid_to=_time(props.get("valid_to")),
+        reason=props.get("reason") or "",
+        evolution_id=props.get("evolution_id"),
+    )
+
+
+def evolution_from_record(props: dict[str, Any], revised: Sequence[Sequence[Any]]) -> Evolution:
+    return Evolution(
+        id=props["id"],
+        at=_time(props.get("at")),
+        trigger_note_id=props["trigger_note_id"],
+        analysis=props.get("analysis") or "",
+        model=props.get("model"),
+        decision=json.loads(props.get("decision") or "{}"),
+        prompt_tokens=int(props.get("prompt_tokens") or 0),
+        completion_tokens=int(props.get("completion_tokens") or 0),
+        revised=tuple(sorted((str(note_id), int(version)) for note_id, version in revised)),
+    )
+
+
+def _link_row(link: Link) -> dict[str, Any]:
+    return {
+        "source_id": link.source_id, "target_id": link.target_id, "type": validation.link_type(link.type),
+        "reason": link.reason, "confidence": link.confidence,
+    }
+
+
 def _now() -> datetime:
     return validation.to_millis(datetime.now(timezone.utc))
 
@@ -118,17 +159,27 @@ class Neo4jStore:
     # -- plumbing -------------------------------------------------------------------------------
 
     def _run(self, name: str, *, write: bool = False, **params: Any) -> list[Record]:
-        """Run one named statement in a managed (retried) transaction.
-
-        Constraint violations pass through for the caller to explain; every other database failure
-        becomes a StoreError that names the server and the statement."""
-        try:
+        """Run one named statement in a managed (retried) transaction."""
+        with self._translated(name):
             result = self._driver.execute_query(
                 cypher.load(name),
                 params,
                 database_=self.database,
                 routing_=RoutingControl.WRITE if write else RoutingControl.READ,
             )
+        return result.records
+
+    def _write_transaction(self, name: str, work: Callable[[ManagedTransaction], Any]) -> Any:
+        """Run several statements as one write transaction, retried by the driver on transient errors."""
+        with self._translated(name), self._driver.session(database=self.database) as session:
+            return session.execute_write(work)
+
+    @contextmanager
+    def _translated(self, name: str) -> Iterator[None]:
+        """Constraint violations pass through for the caller to explain; every other database failure
+        becomes a StoreError that names the server and the statement."""
+        try:
+            yield
         except ConstraintError:
             raise
         except AuthError as err:
@@ -139,7 +190,6 @@ class Neo4jStore:
             raise StoreError(f"Neo4j at {self.location} failed {name}: {err.code}: {err.message}") from None
         except DriverError as err:
             raise StoreError(f"Neo4j at {self.location} failed {name}: {err}") from None
-        return result.records
 
     # -- schema ---------------------------------------------------------------------------------
 
@@ -212,24 +262,7 @@ class Neo4jStore:
         dimension = self._require_dimension()
         if len(notes) != len(embeddings):
             raise InvalidInput(f"{len(notes)} notes but {len(embeddings)} embeddings")
-        rows = [
-            {
-                "id": n.id,
-                "content": n.content,
-                "content_hash": validation.content_hash(n.content),
-                "source": n.source or "",
-                "keywords": list(n.keywords),
-                "tags": list(n.tags),
-                "context": n.context,
-                "category": n.category,
-                "importance": n.importance,
-                "event_time": n.event_time,
-                "analysis": analysis,
-                "model": model,
-                "embedding": validation.vector(vector, dimension),
-            }
-            for n, vector in zip(notes, embeddings, strict=True)
-        ]
+        rows = [self._note_row(n, vector, analysis, model, dimension) for n, vector in zip(notes, embeddings, strict=True)]
         if not rows:
             return []
         try:
@@ -238,6 +271,24 @@ class Neo4jStore:
             raise InvalidInput(f"a note id is already taken: {err.message}") from None
         ids = {r["requested_id"]: r["id"] for r in records}
         return [ids[n.id] for n in notes]
+
+    @staticmethod
+    def _note_row(note: NoteInput, vector: np.ndarray, analysis: str, model: str | None, dimension: int) -> dict[str, Any]:
+        return {
+            "id": note.id,
+            "content": note.content,
+            "content_hash": validation.content_hash(note.content),
+            "source": note.source or "",
+            "keywords": list(note.keywords),
+            "tags": list(note.tags),
+            "context": note.context,
+            "category": note.category,
+            "importance": note.importance,
+            "event_time": note.event_time,
+            "analysis": analysis,
+            "model": model,
+            "embedding": validation.vector(vector, dimension),
+        }
 
     def get_note(self, tenant: str, note_id: str, *, with_embedding: bool = False) -> Note:
         rows = self._run(
@@ -273,13 +324,88 @@ class Neo4jStore:
         return [note_from_record(r["note"]) for r in self._run("note/list", tenant=tenant, limit=limit, offset=offset)]
 
     def add_link(self, tenant: str, link: Link) -> Link:
-        rows = self._run(
-            "link/create", write=True, tenant=tenant, source_id=link.source_id, target_id=link.target_id,
-            type=validation.link_type(link.type), reason=link.reason, confidence=link.confidence, now=_now(),
-        )
+        rows = self._run("link/create", write=True, tenant=tenant, rows=[_link_row(link)], evolution_id=None, now=_now())
         if not rows:
             raise NoteNotFound(f"cannot link {link.source_id!r} to {link.target_id!r}: both must be notes of {tenant!r}")
         return link_from_record(rows[0].data())
+
+    # -- evolution ------------------------------------------------------------------------------
+
+    def apply_evolution(
+        self, tenant: str, write: EvolutionWrite, *, link_budget: int, allow_stale: bool
+    ) -> EvolutionOutcome:
+        dimension = self._require_dimension()
+        note_row = None
+        if write.note is not None:
+            if write.embedding is None:
+                raise InvalidInput("a new note needs its vector")
+            note_row = self._note_row(write.note, write.embedding, write.analysis, write.model, dimension)
+        revisions = [
+            {
+                "id": r.id, "expected_version": r.expected_version, "reason": r.reason,
+                "embedding": validation.vector(r.embedding, dimension), "context": r.context,
+                "tags": None if r.tags is None else list(r.tags),
+                "keywords": None if r.keywords is None else list(r.keywords), "analysis": r.analysis, "model": r.model,
+            }
+            for r in write.revisions
+        ]
+        now = _now()
+
+        def run(tx: ManagedTransaction, name: str, **params: Any) -> list[Record]:
+            return list(tx.run(cypher.load(name), {"tenant": tenant, "now": now, "evolution_id": write.id, **params}))
+
+        def work(tx: ManagedTransaction) -> EvolutionOutcome:
+            run(tx, "evolution/lock_tenant")
+            if note_row is not None:
+                key = {"index": 0, "source": note_row["source"], "content_hash": note_row["content_hash"]}
+                if found := run(tx, "note/existing", keys=[key]):
+                    return EvolutionOutcome(found[0]["id"], created=False)
+            touched = {r["id"] for r in revisions} | {link.target_id for link in write.links}
+            current = {r["id"]: r["version"] for r in run(tx, "evolution/note_versions", ids=sorted(touched))}
+            stale = [r["id"] for r in revisions if current.get(r["id"]) != r["expected_version"]]
+            if stale and not allow_stale:
+                raise EvolutionConflict(stale)
+            decision = {**write.decision, "skipped_stale": stale}
+            if note_row is not None:
+                run(tx, "note/create", rows=[note_row])
+            fresh = [r for r in revisions if r["id"] not in stale]
+            revised = [(r["note_id"], r["version"]) for r in run(tx, "evolution/revise", revisions=fresh)]
+            links = [_link_row(link) for link in write.links if link.target_id in current]
+            run(tx, "link/create", rows=links)
+            contradictions = [
+                {"old_id": old, "new_id": new, "reason": reason}
+                for old, new, reason in write.contradictions if {old, new} <= current.keys() | {write.trigger_id}
+            ]
+            run(tx, "evolution/supersede", contradictions=contradictions)
+            budget = run(
+                tx, "evolution/link_budget", ids=sorted({write.trigger_id} | {row["target_id"] for row in links}),
+                budget=link_budget, link_types=sorted(LINK_TYPES),
+            )
+            decision["link_budget_invalidated"] = [d for row in budget for d in row["dropped"]]
+            run(
+                tx, "evolution/record", trigger_id=write.trigger_id, analysis=write.analysis, model=write.model,
+                prompt_version=write.prompt_version, decision=json.dumps(decision, sort_keys=True),
+                prompt_tokens=write.prompt_tokens, completion_tokens=write.completion_tokens,
+                revised=[{"note_id": note_id, "version": version} for note_id, version in revised],
+            )
+            return EvolutionOutcome(write.trigger_id, created=note_row is not None, revised=tuple(revised), decision=decision)
+
+        try:
+            return self._write_transaction("evolution", work)
+        except ConstraintError as err:
+            raise InvalidInput(f"a note id is already taken: {err.message}") from None
+
+    def versions(self, tenant: str, note_id: str) -> list[NoteVersion]:
+        return [version_from_record(r["version"]) for r in self._run("history/versions", tenant=tenant, id=note_id)]
+
+    def evolutions(self, tenant: str, note_id: str) -> list[Evolution]:
+        return [
+            evolution_from_record(r["evolution"], r["revised"])
+            for r in self._run("history/evolutions", tenant=tenant, id=note_id)
+        ]
+
+    def notes_by_analysis(self, tenant: str, kinds: Sequence[str], limit: int) -> list[str]:
+        return [r["id"] for r in self._run("note/by_analysis", tenant=tenant, kinds=list(kinds), limit=limit)]
 
     # -- search ---------------------------------------------------------------------------------
 

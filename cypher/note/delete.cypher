@@ -1,7 +1,12 @@
-// A note goes with its links and its versions.
+// A note goes with its links, its versions, and the evolutions it triggered that revised no other
+// note (those that did stay: they explain the other notes' versions).
 MATCH (n:Note {id: $id, tenant: $tenant})
 OPTIONAL MATCH (n)-[:HAS_VERSION]->(v:NoteVersion)
 WITH n, collect(v) AS versions
+OPTIONAL MATCH (n)<-[:TRIGGERED_BY]-(e:Evolution)
+WHERE all(x IN [(e)-[:REVISED]->(r:NoteVersion) | r] WHERE x.note_id = n.id)
+WITH n, versions, collect(e) AS evolutions
 DETACH DELETE n
 FOREACH (v IN versions | DETACH DELETE v)
+FOREACH (e IN evolutions | DETACH DELETE e)
 RETURN count(*) AS deleted

@@ -1,0 +1,155 @@
+"""The write path of an analysed note (A-Mem's note construction, link generation and memory evolution):
+candidates → one analysis → composite embeddings → one transaction that keeps history."""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from collections.abc import Sequence
+from dataclasses import asdict
+from datetime import datetime, timezone
+
+from .embedding import Embedder, composite_text
+from .errors import EvolutionConflict
+from .llm.analyser import Analyser
+from .llm.prompts import PROMPT_VERSION
+from .log import event
+from .models import Link, Note, NoteAnalysis, NoteInput, SearchHit
+from .retrieval import seeds
+from .settings import Settings
+from .store import NoteStore
+from .store.base import EvolutionOutcome, EvolutionWrite, Revision
+
+
+class Evolver:
+    """Adds and re-analyses notes; an add makes at most one analyser call per attempt, and attempts
+    repeat only when a concurrent add changed a neighbour between analysis and write."""
+
+    def __init__(self, store: NoteStore, embedder: Embedder, analyser: Analyser, settings: Settings) -> None:
+        self.store = store
+        self.embedder = embedder
+        self.analyser = analyser
+        self.settings = settings
+
+    def add(self, tenant: str, note: NoteInput) -> EvolutionOutcome:
+        """Store a validated note with its analysis, links and neighbour evolution; a repeat returns the original."""
+        if known := self.store.existing(tenant, [note]):
+            return EvolutionOutcome(known[0], created=False)
+        # Candidates are found from the bare content: derived fields would make every note look alike.
+        vector = self.embedder.embed_one(note.content)
+        return self._attempts(tenant, note.id, lambda: self._plan_add(tenant, note, vector))
+
+    def reanalyze(self, tenant: str, note_id: str) -> EvolutionOutcome | None:
+        """Analyse an existing note again with the configured analyser; None if the analysis degraded
+        (the note keeps what it has)."""
+
+        def plan() -> EvolutionWrite | None:
+            current = self.store.get_note(tenant, note_id)
+            note = NoteInput(
+                content=current.content, source=current.source, category=current.category,
+                importance=current.importance, event_time=current.event_time, id=current.id,
+            )
+            candidates = self._candidates(tenant, note, self.embedder.embed_one(note.content), exclude=current.id)
+            analysis = self.analyser.analyse(note, candidates)
+            if analysis.analysis == "degraded":
+                return None
+            return self._plan(note, analysis, candidates, existing=current)
+
+        return self._attempts(tenant, note_id, plan)
+
+    # -- internals --------------------------------------------------------------------------------
+
+    def _attempts(self, tenant: str, note_id: str, plan) -> EvolutionOutcome | None:  # noqa: ANN001
+        attempts = self.settings.evolution_attempts
+        for attempt in range(1, attempts + 1):
+            write = plan()
+            if write is None:
+                return None
+            try:
+                return self.store.apply_evolution(
+                    tenant, write, link_budget=self.settings.link_budget, allow_stale=attempt == attempts
+                )
+            except EvolutionConflict as conflict:
+                event("evolution_conflict", logging.INFO, note_id=note_id, attempt=attempt, stale=conflict.stale)
+        raise AssertionError("unreachable")  # pragma: no cover - the last attempt allows stale neighbours
+
+    def _plan_add(self, tenant: str, note: NoteInput, vector) -> EvolutionWrite:  # noqa: ANN001
+        candidates = self._candidates(tenant, note, vector)
+        return self._plan(note, self.analyser.analyse(note, candidates), candidates)
+
+    def _candidates(self, tenant: str, note: NoteInput, vector, *, exclude: str | None = None) -> list[SearchHit]:  # noqa: ANN001
+        k = self.settings.candidates
+        if k == 0:
+            return []
+        hits = seeds(self.store, tenant, note.content, vector, k + (exclude is not None))
+        return [hit for hit in hits if hit.note.id != exclude][:k]
+
+    def _plan(
+        self, note: NoteInput, analysis: NoteAnalysis, candidates: Sequence[SearchHit], *, existing: Note | None = None
+    ) -> EvolutionWrite:
+        by_id = {hit.note.id: hit.note for hit in candidates}
+        own = NoteInput(  # what the caller gave wins over what was derived
+            content=note.content, source=note.source, category=note.category, importance=note.importance,
+            event_time=note.event_time, id=note.id,
+            keywords=note.keywords or analysis.keywords, tags=note.tags or analysis.tags,
+            context=note.context or analysis.context,
+        )
+        changes = []
+        for update in analysis.updates:
+            neighbour = by_id[update.id]
+            tags = tuple(t for t in neighbour.tags if t not in update.remove_tags)
+            tags += tuple(t for t in update.add_tags if t not in tags)
+            context = update.context if update.context and update.context != neighbour.context else None
+            if context is None and tags == neighbour.tags:
+                continue
+            changes.append((neighbour, update.reason, context, tags if tags != neighbour.tags else None))
+        texts = [composite_text(own.content, own.context, own.keywords, own.tags)]
+        texts += [
+            composite_text(n.content, context or n.context, n.keywords, n.tags if tags is None else tags)
+            for n, _, context, tags in changes
+        ]
+        vectors = self.embedder.embed(texts)
+        revisions = [
+            Revision(n.id, n.version, reason, vector, context=context, tags=tags)
+            for (n, reason, context, tags), vector in zip(changes, vectors[1:], strict=True)
+        ]
+        if existing is not None:  # reanalysis: the note's own derived fields are a revision too
+            revisions.insert(
+                0,
+                Revision(
+                    existing.id, existing.version, "reanalysis", vectors[0], context=own.context, tags=own.tags,
+                    keywords=own.keywords, analysis=analysis.analysis, model=analysis.model,
+                ),
+            )
+        links = tuple(
+            Link(note.id, link.target_id, link.type, link.reason, link.confidence) for link in analysis.links
+        )
+        contradictions = tuple(
+            self._contradiction(note, existing, by_id[link.target_id], link.reason)
+            for link in analysis.links if link.type == "CONTRADICTS"
+        )
+        decision = {
+            "links": [asdict(link) for link in analysis.links],
+            "updates": [asdict(update) for update in analysis.updates],
+            "dropped": list(analysis.dropped),
+            "degraded": analysis.degraded_reason,
+            "superseded": [old for old, _, _ in contradictions],
+        }
+        return EvolutionWrite(
+            id=str(uuid.uuid4()), trigger_id=note.id, note=None if existing else own,
+            embedding=None if existing else vectors[0], revisions=tuple(revisions), links=links,
+            contradictions=contradictions, analysis=analysis.analysis, model=analysis.model,
+            prompt_version=PROMPT_VERSION if analysis.analysis == "llm" else None,
+            prompt_tokens=analysis.prompt_tokens, completion_tokens=analysis.completion_tokens, decision=decision,
+        )
+
+    @staticmethod
+    def _contradiction(note: NoteInput, existing: Note | None, other: Note, reason: str) -> tuple[str, str, str]:
+        """(older, newer, reason): the fact that held earlier is the one invalidated."""
+        now = datetime.now(timezone.utc)
+        mine = note.event_time or (existing.created_at if existing else None) or now
+        theirs = other.event_time or other.created_at or now
+        return (other.id, note.id, reason) if theirs <= mine else (note.id, other.id, reason)
+
+
+__all__ = ["Evolver"]

@@ -1,0 +1,156 @@
+"""Analysers turn a new note and its candidate neighbours into derived fields, links and evolutions."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+from typing import Any, Protocol
+
+from ..errors import LLMError
+from ..log import event
+from ..models import LINK_TYPES, NeighbourUpdate, NoteAnalysis, NoteInput, ProposedLink, SearchHit
+from .client import LLMClient
+from .heuristic import HeuristicAnalyser
+from .prompts import ANALYSIS_SCHEMA, MAX_ANSWER_TOKENS, analysis_messages, handle
+
+MAX_LABELS = 10
+MAX_LABEL_CHARS = 100
+MAX_CONTEXT_CHARS = 1_000
+MAX_REASON_CHARS = 500
+DEFAULT_CONFIDENCE = 0.5
+
+
+class Analyser(Protocol):
+    kind: str  # what notes record in `analysis`
+    model: str | None
+
+    def analyse(self, note: NoteInput, candidates: Sequence[SearchHit]) -> NoteAnalysis: ...
+
+
+class LLMAnalyser:
+    """One LLM call per note. A failed call falls back to the heuristic analyser (analysis='degraded');
+    parts of an answer that do not fit (ids not offered, unknown link types, malformed fields) are
+    dropped and logged, and a malformed own field is filled by the heuristic analyser."""
+
+    kind = "llm"
+
+    def __init__(self, client: LLMClient, fallback: HeuristicAnalyser | None = None) -> None:
+        self.client = client
+        self.model: str | None = client.model
+        self.fallback = fallback or HeuristicAnalyser()
+
+    def analyse(self, note: NoteInput, candidates: Sequence[SearchHit]) -> NoteAnalysis:
+        try:
+            reply = self.client.complete_json(
+                "analyse_note", analysis_messages(note, candidates), ANALYSIS_SCHEMA, max_tokens=MAX_ANSWER_TOKENS
+            )
+        except LLMError as err:
+            event("analysis_degraded", note_id=note.id, kind=err.kind, error=str(err), model=self.model)
+            return replace(self.fallback.analyse(note, candidates), analysis="degraded", degraded_reason=str(err))
+        offered = {handle(i): hit.note.id for i, hit in enumerate(candidates)}
+        offered.update({hit.note.id: hit.note.id for hit in candidates})
+        answer = _Answer(reply.data, offered)
+        keywords = answer.labels("keywords", reply.data.get("keywords"))
+        context, tags = answer.context(), answer.labels("tags", reply.data.get("tags"))
+        if keywords is None or context is None or tags is None:
+            heuristic = self.fallback.analyse(note, ())
+            keywords = heuristic.keywords if keywords is None else keywords
+            context = heuristic.context if context is None else context
+            tags = heuristic.tags if tags is None else tags
+        analysis = NoteAnalysis(
+            keywords=keywords, context=context, tags=tags, links=answer.links(), updates=answer.updates(),
+            analysis="llm", model=reply.model, prompt_tokens=reply.prompt_tokens,
+            completion_tokens=reply.completion_tokens, dropped=tuple(answer.dropped),
+        )
+        for reason in analysis.dropped:
+            event("analysis_dropped", note_id=note.id, model=reply.model, reason=reason)
+        return analysis
+
+
+class _Answer:
+    """Reads an LLM answer field by field, keeping what fits and saying why the rest was dropped."""
+
+    def __init__(self, data: dict[str, Any], offered: dict[str, str]) -> None:
+        self.data = data
+        self.offered = offered
+        self.dropped: list[str] = []
+
+    def labels(self, what: str, value: Any, *, optional: bool = False) -> tuple[str, ...] | None:
+        """Distinct short strings; None (and a drop) when `value` is not a list, () when optional and absent."""
+        if value is None and optional:
+            return ()
+        if not isinstance(value, list):
+            self.dropped.append(f"{what}: not a list of strings")
+            return None
+        out: list[str] = []
+        for item in value:
+            text = item.strip() if isinstance(item, str) else None
+            if not text or len(text) > MAX_LABEL_CHARS or "\n" in text:
+                self.dropped.append(f"{what}: unusable item {str(item)[:40]!r}")
+            elif text.lower() not in {o.lower() for o in out}:
+                out.append(text)
+        if len(out) > MAX_LABELS:
+            self.dropped.append(f"{what}: kept the first {MAX_LABELS} of {len(out)}")
+        return tuple(out[:MAX_LABELS])
+
+    def context(self) -> str | None:
+        value = self.data.get("context")
+        if not isinstance(value, str) or not value.strip() or len(value) > MAX_CONTEXT_CHARS:
+            self.dropped.append("context: not a sentence of at most 1000 characters")
+            return None
+        return " ".join(value.split())
+
+    def links(self) -> tuple[ProposedLink, ...]:
+        links: dict[tuple[str, str], ProposedLink] = {}
+        for item in self._items("links"):
+            target = self.offered.get(str(item.get("target_id", "")))
+            kind = str(item.get("type", "")).strip().upper().replace(" ", "_").replace("-", "_")
+            confidence = item.get("confidence", DEFAULT_CONFIDENCE)
+            confidence = DEFAULT_CONFIDENCE if confidence is None else confidence
+            reason = item.get("reason", "")
+            if target is None:
+                self.dropped.append(f"link to {str(item.get('target_id'))[:40]!r}: not an offered candidate")
+            elif kind not in LINK_TYPES:
+                self.dropped.append(f"link to {target}: unknown type {kind[:40]!r}")
+            elif isinstance(confidence, bool) or not isinstance(confidence, int | float) or not 0 <= confidence <= 1:
+                self.dropped.append(f"link to {target}: confidence {str(confidence)[:20]!r} is not in [0, 1]")
+            elif not isinstance(reason, str):
+                self.dropped.append(f"link to {target}: reason is not text")
+            else:
+                links[(target, kind)] = ProposedLink(target, kind, reason.strip()[:MAX_REASON_CHARS], float(confidence))
+        return tuple(links.values())
+
+    def updates(self) -> tuple[NeighbourUpdate, ...]:
+        updates: dict[str, NeighbourUpdate] = {}
+        for item in self._items("neighbour_updates"):
+            target = self.offered.get(str(item.get("id", "")))
+            where = f"update of {target}: "
+            context = item.get("context")
+            add = self.labels(f"{where}add_tags", item.get("add_tags"), optional=True)
+            remove = self.labels(f"{where}remove_tags", item.get("remove_tags"), optional=True)
+            reason = item.get("reason", "")
+            if target is None:
+                self.dropped.append(f"update of {str(item.get('id'))[:40]!r}: not an offered candidate")
+            elif context is not None and (not isinstance(context, str) or len(context) > MAX_CONTEXT_CHARS):
+                self.dropped.append(f"{where}context is not a sentence of at most 1000 characters")
+            elif add is None or remove is None or not isinstance(reason, str):
+                self.dropped.append(f"{where}malformed tags or reason")
+            elif not (context and context.strip()) and not add and not remove:
+                self.dropped.append(f"{where}changes nothing")
+            else:
+                updates[target] = NeighbourUpdate(
+                    id=target, reason=reason.strip()[:MAX_REASON_CHARS],
+                    context=" ".join(context.split()) if context and context.strip() else None,
+                    add_tags=add, remove_tags=remove,
+                )
+        return tuple(updates.values())
+
+    def _items(self, name: str) -> list[dict[str, Any]]:
+        value = self.data.get(name) or []
+        if not isinstance(value, list):
+            self.dropped.append(f"{name}: not a list")
+            return []
+        items = [item for item in value if isinstance(item, dict)]
+        if len(items) < len(value):
+            self.dropped.append(f"{name}: {len(value) - len(items)} item(s) not objects")
+        return items

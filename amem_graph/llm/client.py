@@ -1,0 +1,155 @@
+"""One client for any OpenAI-compatible endpoint: structured output, retries, a concurrency limit, usage."""
+
+from __future__ import annotations
+
+import random
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+from typing import Any
+
+import openai
+
+from ..errors import LLMError
+from ..log import event
+from ..settings import LLMSettings
+from .parsing import parse_answer
+from .tokens import count_tokens
+
+BACKOFF_CAP_S = 8.0
+_RETRY_STATUS = frozenset({408, 409, 429})
+
+
+@dataclass
+class Usage:
+    """Per operation: requests sent (retries included), retries, failed operations, tokens, seconds waited."""
+
+    calls: int = 0
+    retries: int = 0
+    failures: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    seconds: float = 0.0
+
+
+@dataclass(frozen=True)
+class LLMReply:
+    data: dict[str, Any]
+    prompt_tokens: int
+    completion_tokens: int
+    model: str
+
+
+class LLMClient:
+    """Chat completions that must come back as a JSON object.
+
+    Retries 408/409/429/5xx, timeouts and dropped connections with exponential backoff and full
+    jitter (a server's Retry-After is honoured); at most `concurrency` requests are in flight per
+    client. Token usage comes from the endpoint's `usage`, or is counted with llm.tokens if absent.
+    """
+
+    def __init__(self, settings: LLMSettings, *, sleep: Callable[[float], None] = time.sleep) -> None:
+        self.settings = settings
+        self.model = settings.model
+        self._client = openai.OpenAI(
+            base_url=settings.base_url,
+            api_key=settings.api_key or "unused",  # local servers (vLLM, Ollama) take any key
+            timeout=settings.timeout_s,
+            max_retries=0,  # retries are ours: counted, logged, with jitter
+        )
+        self._slots = threading.BoundedSemaphore(settings.concurrency)
+        self._lock = threading.Lock()
+        self._usage: dict[str, Usage] = {}
+        self._sleep = sleep
+
+    def complete_json(
+        self, operation: str, messages: list[dict[str, str]], schema: dict[str, Any], *, max_tokens: int
+    ) -> LLMReply:
+        """Send `messages`; return the JSON object of the answer, or raise LLMError saying what went wrong."""
+        started = time.perf_counter()
+        try:
+            with self._slots:
+                response = self._send(operation, messages, schema, max_tokens)
+            return self._read(operation, messages, response)
+        except LLMError:
+            self._add(operation, failures=1)
+            raise
+        finally:
+            self._add(operation, seconds=time.perf_counter() - started)
+
+    def usage(self) -> dict[str, dict[str, float]]:
+        with self._lock:
+            return {operation: asdict(usage) for operation, usage in sorted(self._usage.items())}
+
+    def close(self) -> None:
+        self._client.close()
+
+    # -- internals --------------------------------------------------------------------------------
+
+    def _send(self, operation: str, messages: list[dict[str, str]], schema: dict[str, Any], max_tokens: int) -> Any:
+        extra: dict[str, Any] = {}
+        if self.settings.structured:
+            extra["response_format"] = {
+                "type": "json_schema",
+                "json_schema": {"name": operation.replace("-", "_"), "schema": schema, "strict": True},
+            }
+        for attempt in range(self.settings.max_retries + 1):
+            self._add(operation, calls=1, retries=1 if attempt else 0)
+            try:
+                return self._client.chat.completions.create(
+                    model=self.model, messages=messages, temperature=0, max_tokens=max_tokens, **extra  # type: ignore[arg-type]
+                )
+            except openai.APIStatusError as err:
+                retry = err.status_code in _RETRY_STATUS or err.status_code >= 500
+                kind = "rate_limited" if err.status_code == 429 else "server" if retry else "rejected"
+                failure, retry_after = LLMError(kind, f"HTTP {err.status_code}: {_brief(err)}"), _retry_after(err)
+            except openai.APITimeoutError:
+                retry, failure, retry_after = True, LLMError("timeout", f"no answer in {self.settings.timeout_s} s"), None
+            except openai.APIConnectionError as err:
+                retry, failure, retry_after = True, LLMError("connection", f"{self.settings.base_url}: {err}"), None
+            if not retry or attempt == self.settings.max_retries:
+                raise failure
+            delay = self._backoff(attempt, retry_after)
+            event("llm_retry", operation=operation, attempt=attempt + 1, error=str(failure), delay_s=round(delay, 3))
+            self._sleep(delay)
+        raise AssertionError("unreachable")  # pragma: no cover - the loop returns or raises
+
+    def _backoff(self, attempt: int, retry_after: float | None) -> float:
+        jittered = random.uniform(0, min(BACKOFF_CAP_S, self.settings.backoff_s * 2**attempt))
+        return max(jittered, min(retry_after, 4 * BACKOFF_CAP_S)) if retry_after is not None else jittered
+
+    def _read(self, operation: str, messages: list[dict[str, str]], response: Any) -> LLMReply:
+        choices = getattr(response, "choices", None) or []
+        message = choices[0].message if choices else None
+        content = (getattr(message, "content", None) or "") if message else ""
+        usage = getattr(response, "usage", None)
+        prompt = getattr(usage, "prompt_tokens", None)
+        completion = getattr(usage, "completion_tokens", None)
+        prompt = prompt if isinstance(prompt, int) else sum(count_tokens(m["content"]) for m in messages)
+        completion = completion if isinstance(completion, int) else count_tokens(content)
+        self._add(operation, prompt_tokens=prompt, completion_tokens=completion)
+        if message is None:
+            raise LLMError("malformed", "the answer has no message")
+        if getattr(message, "refusal", None) or choices[0].finish_reason == "content_filter":
+            raise LLMError("refusal", str(getattr(message, "refusal", None) or "content filter")[:200])
+        if choices[0].finish_reason == "length":
+            raise LLMError("truncated", f"the answer hit the {completion}-token limit")
+        return LLMReply(parse_answer(content), prompt, completion, str(getattr(response, "model", self.model)))
+
+    def _add(self, operation: str, **amounts: float) -> None:
+        with self._lock:
+            usage = self._usage.setdefault(operation, Usage())
+            for name, amount in amounts.items():
+                setattr(usage, name, getattr(usage, name) + amount)
+
+
+def _brief(err: openai.APIStatusError) -> str:
+    return str(getattr(err, "message", err))[:200]
+
+
+def _retry_after(err: openai.APIStatusError) -> float | None:
+    try:
+        return max(0.0, float(err.response.headers.get("retry-after", "")))
+    except (ValueError, AttributeError):
+        return None

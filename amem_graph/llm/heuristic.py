@@ -1,0 +1,180 @@
+"""The offline analyser: RAKE keywords, topic tags, a one-sentence context, evidence-named links.
+
+Deterministic and network-free, so memory works without an LLM and stands in when the LLM fails.
+RAKE (Rose et al., 2010, "Automatic keyword extraction from individual documents"): candidate phrases
+are the runs of words between stop words and punctuation; a word scores degree/frequency; a phrase
+scores the sum of its words.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+
+from ..models import NeighbourUpdate, NoteAnalysis, NoteInput, ProposedLink, SearchHit
+
+VERSION = "heuristic-v1"
+MAX_KEYWORDS = 5
+MAX_TAGS = 3
+MAX_PHRASE_WORDS = 3
+LINK_COSINE = 0.55  # link on similarity alone from here (MiniLM cosine of related sentences)
+SHARED_COSINE = 0.30  # with a shared term, link from here
+
+STOP_WORDS = frozenset(
+    """a about above after again against all almost also am an and any anyone anything are aren't around as at
+    away back be because been before being below between both but by can can't cannot could couldn't did didn't
+    do does doesn't doing don't done down during each else even ever every few for from further get gets getting
+    go goes going gonna got great had hadn't has hasn't have haven't having he he'd he'll he's her here here's
+    hers herself hey hi him himself his how how's i i'd i'll i'm i've if in into is isn't it it's its itself
+    just know let let's like lot lots made make makes many may me might more most much must mustn't my myself
+    need new nice no nor not now of off oh ok okay on once one only or other ought our ours ourselves out over
+    own pretty quite really right said same say says see shan't she she'd she'll she's should shouldn't since so
+    some something still such sure than thank thanks that that's the their theirs them themselves then there
+    there's these they they'd they'll they're they've thing things think this those though through to too
+    totally under until up us very want was wasn't way we we'd we'll we're we've well were weren't what what's
+    when when's where where's which while who who's whom why why's will with won't would wouldn't wow yeah yes
+    yet you you'd you'll you're you've your yours yourself yourselves amazing awesome cool glad good great
+    definitely especially actually went came come took take told tell feel felt feeling lately recently
+    yesterday today tonight tomorrow ago last next time times day days week weeks month months year years""".split()
+)
+
+_PREFIX = re.compile(r"^\s*\[[^\]]{0,80}\]\s*")  # "[1:56 pm on 8 May, 2023] " and similar stamps
+_SPEAKER = re.compile(r"^\s*([A-Z][\w.'-]*(?: [A-Z][\w.'-]*){0,2}):\s+")
+_TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9'’-]*|[.,!?;:()\[\]\"“”…]")
+
+
+def stem(word: str) -> str:
+    """A light English stemmer, enough to match plurals and tenses of shared terms."""
+    word = word.lower().replace("’", "'").removesuffix("'s")
+    for suffix, keep, replacement in (("ies", 4, "y"), ("ing", 5, ""), ("ed", 4, ""), ("es", 4, ""), ("s", 3, "")):
+        if word.endswith(suffix) and len(word) > keep and not word.endswith("ss"):
+            return word[: -len(suffix)] + replacement
+    return word
+
+
+def split_speaker(content: str) -> tuple[str | None, str]:
+    """("Caroline", "I went ...") from "[date] Caroline: I went ..."; (None, text) without a speaker."""
+    body = _PREFIX.sub("", content, count=1)
+    if match := _SPEAKER.match(body):
+        return match.group(1), body[match.end() :]
+    return None, body
+
+
+def _phrases(text: str) -> list[list[str]]:
+    phrases: list[list[str]] = []
+    current: list[str] = []
+    for token in _TOKEN.findall(text):
+        word = token.lower().replace("’", "'")
+        boundary = not word[0].isalnum() or word in STOP_WORDS or word.isdigit() or len(word) < 2
+        if boundary:
+            if current:
+                phrases.append(current)
+            current = []
+            continue
+        current.append(word)
+        if len(current) == MAX_PHRASE_WORDS:
+            phrases.append(current)
+            current = []
+    if current:
+        phrases.append(current)
+    return phrases
+
+
+def rake(text: str, limit: int = MAX_KEYWORDS) -> tuple[list[str], dict[str, float]]:
+    """Top `limit` key phrases of `text` (best first) and every content word's RAKE score."""
+    phrases = _phrases(text)
+    frequency: dict[str, int] = defaultdict(int)
+    degree: dict[str, int] = defaultdict(int)
+    for phrase in phrases:
+        for word in phrase:
+            frequency[word] += 1
+            degree[word] += len(phrase)
+    word_score = {word: degree[word] / frequency[word] for word in frequency}
+    scored: dict[str, tuple[float, int]] = {}
+    for position, phrase in enumerate(phrases):
+        key = " ".join(phrase)
+        if key not in scored:
+            scored[key] = (sum(word_score[w] for w in phrase), position)
+    ranked = sorted(scored, key=lambda k: (-scored[k][0], scored[k][1]))
+    return ranked[:limit], word_score
+
+
+def _terms(texts: Iterable[str]) -> dict[str, str]:
+    """Stem → first surface form, for the content words of `texts`."""
+    terms: dict[str, str] = {}
+    for text in texts:
+        for phrase in _phrases(text):
+            for word in phrase:
+                terms.setdefault(stem(word), word)
+    return terms
+
+
+class HeuristicAnalyser:
+    """Fills keywords, tags, context, links and modest neighbour updates without any network call."""
+
+    kind = "heuristic"
+    model: str | None = VERSION
+
+    def analyse(self, note: NoteInput, candidates: Sequence[SearchHit]) -> NoteAnalysis:
+        speaker, body = split_speaker(note.content)
+        keywords, word_score = rake(body)
+        tags = self._tags(keywords, word_score)
+        mine = _terms([*keywords, *tags])
+        links: list[ProposedLink] = []
+        updates: list[NeighbourUpdate] = []
+        for hit in candidates:
+            link = self._link(hit, mine)
+            if link is None:
+                continue
+            links.append(link)
+            theirs = _terms([split_speaker(hit.note.content)[1], *hit.note.keywords])
+            new_tags = [t for t in tags if stem(t) in theirs and t not in hit.note.tags][:2]
+            if new_tags:
+                updates.append(
+                    NeighbourUpdate(
+                        id=hit.note.id, add_tags=tuple(new_tags),
+                        reason=f"shares {', '.join(new_tags)} with note {note.id}",
+                    )
+                )
+        return NoteAnalysis(
+            keywords=tuple(keywords), context=self._context(speaker, keywords, note), tags=tuple(tags),
+            links=tuple(links), updates=tuple(updates), analysis="heuristic", model=VERSION,
+        )
+
+    @staticmethod
+    def _tags(keywords: Sequence[str], word_score: dict[str, float]) -> list[str]:
+        words = {w for k in keywords for w in k.split() if len(w) >= 3 and not w.isdigit()}
+        ranked = sorted(words, key=lambda w: (-word_score.get(w, 0.0), w))
+        tags: list[str] = []
+        for word in ranked:
+            if stem(word) not in {stem(t) for t in tags}:
+                tags.append(word)
+        return tags[:MAX_TAGS]
+
+    @staticmethod
+    def _context(speaker: str | None, keywords: Sequence[str], note: NoteInput) -> str:
+        topics = ", ".join(keywords[:3]) if keywords else "a short remark"
+        who = f"{speaker} talks about" if speaker else "About"
+        when = f" ({note.event_time:%d %B %Y})" if note.event_time else ""
+        return f"{who} {topics}{when}."
+
+    @staticmethod
+    def _link(hit: SearchHit, mine: dict[str, str]) -> ProposedLink | None:
+        cosine = None if hit.vector_score is None else 2 * hit.vector_score - 1
+        other = hit.note
+        theirs = _terms([split_speaker(other.content)[1], *other.keywords, *other.tags])
+        shared = sorted(mine[s] for s in mine.keys() & theirs.keys())
+        if cosine is None:
+            qualifies = len(shared) >= 2  # found by words alone: ask for two of them
+        else:
+            qualifies = cosine >= LINK_COSINE or (bool(shared) and cosine >= SHARED_COSINE)
+        if not qualifies:
+            return None
+        evidence = []
+        if cosine is not None:
+            evidence.append(f"similar content (cosine {cosine:.2f})")
+        if shared:
+            evidence.append("shared terms: " + ", ".join(shared[:5]))
+        confidence = min(1.0, 0.6 * max(cosine or 0.0, 0.0) + 0.15 * len(shared))
+        return ProposedLink(other.id, "RELATES_TO", "; ".join(evidence), round(max(confidence, 0.05), 3))

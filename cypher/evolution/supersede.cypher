@@ -1,0 +1,8 @@
+// A contradicted fact is invalidated, never deleted, and points at the note that replaced it.
+UNWIND $contradictions AS c
+MATCH (old:Note {id: c.old_id, tenant: $tenant})
+MATCH (new:Note {id: c.new_id, tenant: $tenant})
+SET old.invalid_at = coalesce(old.invalid_at, $now)
+MERGE (old)-[s:SUPERSEDED_BY]->(new)
+ON CREATE SET s.reason = c.reason, s.at = $now, s.evolution_id = $evolution_id
+RETURN old.id AS id

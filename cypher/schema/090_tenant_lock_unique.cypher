@@ -1,0 +1,2 @@
+CREATE CONSTRAINT tenant_lock_unique IF NOT EXISTS
+FOR (l:TenantLock) REQUIRE l.tenant IS UNIQUE

@@ -1,0 +1,2 @@
+CREATE CONSTRAINT evolution_id_unique IF NOT EXISTS
+FOR (e:Evolution) REQUIRE e.id IS UNIQUE
