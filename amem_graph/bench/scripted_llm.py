@@ -1,0 +1,200 @@
+"""A scripted OpenAI-compatible chat-completions server on loopback, for tests and the llm-cost benchmark.
+
+Real HTTP, real `openai` SDK on the other side; answers come from a script of replies and faults, then
+from a default responder that analyses notes the way a cooperative model would. Usage is counted
+with llm.tokens (messages plus the JSON schema sent as response_format).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+from ..llm.heuristic import STOP_WORDS, stem
+from ..llm.tokens import count_tokens
+
+
+@dataclass(frozen=True)
+class Answer:
+    """A completion: `content` as the model's text; finish_reason "length" means truncated."""
+
+    content: str | None
+    finish_reason: str = "stop"
+    refusal: str | None = None
+    report_usage: bool = True
+
+
+@dataclass(frozen=True)
+class Fault:
+    """An HTTP error status (429, 500...), optionally with Retry-After."""
+
+    status: int
+    retry_after: float | None = None
+
+
+@dataclass(frozen=True)
+class Delay:
+    """Wait `seconds` (past the client's timeout, to simulate one) and then send `then`."""
+
+    seconds: float
+    then: Answer | Fault | None = None
+
+
+Reply = Answer | Fault | Delay
+_CANDIDATE = re.compile(r"^(c\d+): (.*)$")
+_WORD = re.compile(r"[A-Za-z][A-Za-z'-]+")
+
+
+def _content_words(text: str) -> list[str]:
+    seen: dict[str, str] = {}
+    for word in _WORD.findall(text):
+        lower = word.lower()
+        if lower not in STOP_WORDS and len(lower) > 3:
+            seen.setdefault(stem(lower), lower)
+    return list(seen.values())
+
+
+def analysis_answer(request: dict[str, Any]) -> Answer:
+    """A cooperative model: keywords and tags from the note's words, links to candidates that share
+    one, and a tag added to the first linked candidate."""
+    user = next(m["content"] for m in request["messages"] if m["role"] == "user")
+    lines = user.splitlines()
+    note = lines[0].removeprefix("NEW: ")
+    words = _content_words(note.split(": ", 1)[-1]) or ["note"]
+    links: list[dict[str, Any]] = []
+    updates: list[dict[str, Any]] = []
+    for line in lines[1:]:
+        match = _CANDIDATE.match(line)
+        if not match:
+            continue
+        theirs = {stem(w) for w in _content_words(match.group(2).split(" | ")[0])}
+        shared = [w for w in words if stem(w) in theirs]
+        if shared:
+            links.append({"target_id": match.group(1), "type": "RELATES_TO",
+                          "reason": f"both mention {shared[0]}", "confidence": 0.8})
+            if not updates:
+                updates.append({"id": match.group(1), "context": None, "add_tags": [shared[0]],
+                                "remove_tags": [], "reason": f"the new note also mentions {shared[0]}"})
+    answer = {
+        "keywords": words[:5], "context": f"A note about {', '.join(words[:3])}.", "tags": words[:2],
+        "links": links[:3], "neighbour_updates": updates,
+    }
+    return Answer(json.dumps(answer, separators=(",", ":")))
+
+
+class ScriptedLLM:
+    """`with ScriptedLLM() as llm:` serves on llm.base_url; `llm.script(...)` queues replies."""
+
+    def __init__(self, responder: Callable[[dict[str, Any]], Answer] = analysis_answer) -> None:
+        self.responder = responder
+        self.requests: list[dict[str, Any]] = []
+        self.in_flight = 0
+        self.max_in_flight = 0
+        self._script: deque[Reply] = deque()
+        self._lock = threading.Lock()
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
+        self._server.daemon_threads = True
+        self._thread = threading.Thread(target=self._server.serve_forever, name="scripted-llm", daemon=True)
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self._server.server_address[1]}/v1"
+
+    def script(self, *replies: Reply) -> None:
+        """Replies for the next requests, in order; the responder answers once they are used up."""
+        with self._lock:
+            self._script.extend(replies)
+
+    def __enter__(self) -> ScriptedLLM:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+
+    def _next(self, request: dict[str, Any]) -> Reply:
+        with self._lock:
+            self.requests.append(request)
+            self.in_flight += 1
+            self.max_in_flight = max(self.max_in_flight, self.in_flight)
+            if self._script:
+                return self._script.popleft()
+        return self.responder(request)
+
+    def _done(self) -> None:
+        with self._lock:
+            self.in_flight -= 1
+
+    def _handler(self) -> type[BaseHTTPRequestHandler]:
+        llm = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the base class's name
+                pass
+
+            def do_POST(self) -> None:  # noqa: N802 - http.server's name
+                if not self.path.endswith("/chat/completions"):
+                    self._send(404, {"error": {"message": f"no route {self.path}"}})
+                    return
+                request = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))))
+                try:
+                    reply = llm._next(request)
+                    if isinstance(reply, Delay):
+                        time.sleep(reply.seconds)
+                        reply = reply.then or llm.responder(request)
+                    if isinstance(reply, Fault):
+                        headers = {"Retry-After": str(reply.retry_after)} if reply.retry_after is not None else {}
+                        self._send(reply.status, {"error": {"message": f"scripted {reply.status}"}}, headers)
+                    else:
+                        self._send(200, completion(request, reply))
+                except (BrokenPipeError, ConnectionResetError):
+                    pass  # the client gave up (a timeout test)
+                finally:
+                    llm._done()
+
+            def _send(self, status: int, body: dict[str, Any], headers: dict[str, str] | None = None) -> None:
+                data = json.dumps(body).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                for name, value in (headers or {}).items():
+                    self.send_header(name, value)
+                self.end_headers()
+                self.wfile.write(data)
+
+        return Handler
+
+
+def completion(request: dict[str, Any], answer: Answer) -> dict[str, Any]:
+    """The chat.completion object for `answer`, with usage counted as documented above."""
+    prompt = sum(count_tokens(m.get("content") or "") for m in request["messages"])
+    if schema := (request.get("response_format") or {}).get("json_schema"):
+        prompt += count_tokens(json.dumps(schema["schema"], separators=(",", ":")))
+    body: dict[str, Any] = {
+        "id": "chatcmpl-scripted",
+        "object": "chat.completion",
+        "created": int(time.time()),
+        "model": request.get("model", "scripted"),
+        "choices": [
+            {
+                "index": 0,
+                "message": {"role": "assistant", "content": answer.content, "refusal": answer.refusal},
+                "finish_reason": answer.finish_reason,
+            }
+        ],
+    }
+    if answer.report_usage:
+        completion_tokens = count_tokens(answer.content or "")
+        body["usage"] = {
+            "prompt_tokens": prompt, "completion_tokens": completion_tokens,
+            "total_tokens": prompt + completion_tokens,
+        }
+    return body

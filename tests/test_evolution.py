@@ -1,0 +1,207 @@
+"""The agentic write path against the real Neo4j and, for the LLM path, the scripted server over HTTP."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+from amem_graph import AgenticMemory, Settings
+from amem_graph.embedding import composite_text
+from amem_graph.bench.scripted_llm import Answer, Delay, Fault, ScriptedLLM
+from amem_graph.errors import LLMNotConfigured
+from amem_graph.models import LINK_TYPES
+from amem_graph.settings import LLMSettings
+
+
+def analysis(links: list | None = None, updates: list | None = None, **fields: object) -> Answer:
+    body = {"keywords": ["beagle", "max"], "context": "Alice's dog Max is a beagle.", "tags": ["pets"],
+            "links": links or [], "neighbour_updates": updates or [], **fields}
+    return Answer(json.dumps(body))
+
+
+@pytest.fixture
+def llm() -> Iterator[ScriptedLLM]:
+    with ScriptedLLM() as server:
+        yield server
+
+
+@pytest.fixture
+def llm_memory(settings: Settings, tenant: str, llm: ScriptedLLM) -> Iterator[AgenticMemory]:
+    configured = replace(
+        settings, llm=LLMSettings(base_url=llm.base_url, model="scripted", backoff_s=0.0, timeout_s=0.5, max_retries=1)
+    )
+    with AgenticMemory(configured, tenant=tenant) as mem:
+        yield mem
+        mem.store.delete_tenant(tenant)
+
+
+def graph_is_sound(memory: AgenticMemory) -> None:
+    """Every link joins two notes of the tenant; every note's versions run 1..version-1 exactly once."""
+    rows = memory.store._run(  # noqa: SLF001 - a read-only invariant check straight on the graph
+        "history/tenant_invariants", tenant=memory.tenant, link_types=sorted(LINK_TYPES)
+    )[0]
+    assert rows["foreign_links"] == 0
+    assert rows["broken_version_chains"] == []
+
+
+def test_heuristic_analysis_links_with_evidence(memory: AgenticMemory) -> None:
+    first = memory.add("Alice adopted a beagle named Max from the shelter.")
+    memory.add("Bob went hiking in the Alps last summer.")
+    second = memory.add("Max the beagle chewed Alice's favourite shoes.")
+    assert (second.analysis, second.model) == ("heuristic", "heuristic-v1")
+    assert second.keywords and second.context and second.tags
+    link = next(link for link in second.links if link.other(second.id) == first.id)
+    assert link.type == "RELATES_TO" and "beagle" in link.reason and 0 < link.confidence <= 1
+    assert all("hiking" not in link.reason for link in second.links)
+    graph_is_sound(memory)
+
+
+def test_llm_add_evolves_exactly_the_intended_neighbour(llm: ScriptedLLM, llm_memory: AgenticMemory) -> None:
+    mem = llm_memory
+    llm.script(analysis(), analysis())
+    dog = mem.add("Alice adopted a dog from the shelter in May.")
+    hike = mem.add("Bob went hiking in the Alps.")
+    llm.script(
+        analysis(
+            links=[{"target_id": "c1", "type": "ELABORATES", "reason": "names the adopted dog", "confidence": 0.9}],
+            updates=[{"id": "c1", "context": "Alice adopted Max, a beagle puppy, in May.", "add_tags": ["beagle"],
+                      "remove_tags": [], "reason": "the new note names the dog"}],
+        )
+    )
+    max_note = mem.add("The dog Alice adopted is a beagle called Max.")
+    offered = llm.requests[-1]["messages"][1]["content"]
+    assert "c1: Alice adopted a dog" in offered and dog.id not in offered  # short handles, not ids
+    assert (max_note.analysis, max_note.model) == ("llm", "scripted")
+    [link] = max_note.links
+    assert (link.target_id, link.type, link.reason, link.confidence) == (dog.id, "ELABORATES", "names the adopted dog", 0.9)
+    evolved = mem.get(dog.id)
+    assert evolved.context == "Alice adopted Max, a beagle puppy, in May." and "beagle" in evolved.tags
+    assert evolved.version == 2 and evolved.content == dog.content  # what was said is never rewritten
+    assert mem.get(hike.id).version == 1  # only the intended neighbour changed
+    history = mem.history(dog.id)
+    [old] = history.versions
+    assert (old.version, old.context, old.tags) == (1, dog.context, dog.tags)
+    evolution = next(e for e in history.evolutions if e.trigger_note_id == max_note.id)
+    assert evolution.revised == ((dog.id, 1),) and evolution.analysis == "llm" and evolution.prompt_tokens > 0
+    assert evolution.decision["links"][0]["type"] == "ELABORATES"
+    # The evolved neighbour is found by its new context right away, and its vector embeds the new fields.
+    assert mem.search("beagle puppy", k=1, mode="fulltext")[0].note.id == dog.id
+    stored = np.array(mem.get(dog.id, with_embedding=True).embedding)
+    expected = mem.embedder.embed_one(composite_text(evolved.content, evolved.context, evolved.keywords, evolved.tags))
+    assert float(stored @ expected) > 0.999
+    graph_is_sound(mem)
+
+
+def test_one_llm_call_per_added_note(llm: ScriptedLLM, llm_memory: AgenticMemory) -> None:
+    for text in ("Caroline went to a support group.", "Melanie paints landscapes.", "Caroline paints too."):
+        llm_memory.add(text)
+    llm_memory.add("Caroline paints too.")  # a repeat: no call at all
+    assert len(llm.requests) == 3
+    usage = llm_memory.stats().llm["analyse_note"]
+    assert usage["calls"] == 3 and usage["prompt_tokens"] > 0 and usage["completion_tokens"] > 0
+
+
+def test_contradiction_supersedes_the_older_fact(llm: ScriptedLLM, llm_memory: AgenticMemory) -> None:
+    mem = llm_memory
+    llm.script(analysis())
+    old = mem.add("Gina works at Door Dash.", event_time="2023-01-01T00:00:00Z")
+    llm.script(analysis(links=[{"target_id": "c1", "type": "CONTRADICTS", "reason": "she lost that job", "confidence": 0.95}]))
+    new = mem.add("Gina lost her job at Door Dash.", event_time="2023-03-01T00:00:00Z")
+    assert mem.get(old.id).invalid_at is not None and mem.get(new.id).invalid_at is None
+    superseded = mem.store._run(  # noqa: SLF001
+        "history/superseded_by", tenant=mem.tenant, id=old.id
+    )
+    assert [(r["id"], r["reason"]) for r in superseded] == [(new.id, "she lost that job")]
+    assert old.id not in [h.note.id for h in mem.search("Gina Door Dash", k=5)]
+    assert old.id in [h.note.id for h in mem.search("Gina Door Dash", k=5, include_invalid=True)]
+    assert mem.get(old.id).content == old.content  # invalidated, never deleted
+
+
+def test_link_budget_invalidates_the_weakest_link(settings: Settings, tenant: str, llm: ScriptedLLM) -> None:
+    configured = replace(settings, link_budget=2, llm=LLMSettings(base_url=llm.base_url, model="scripted", backoff_s=0))
+    with AgenticMemory(configured, tenant=tenant) as mem:
+        try:
+            llm.script(analysis())
+            hub = mem.add("The book club meets on Fridays.")
+            for confidence, text in ((0.9, "Ann joined the book club."), (0.3, "Ben left the book club."),
+                                     (0.6, "Cy hosts the book club.")):
+                llm.script(analysis(links=[{"target_id": "c1", "type": "RELATES_TO", "reason": "club",
+                                            "confidence": confidence}]))
+                mem.add(text)
+            links = mem.get(hub.id).links
+            valid = sorted(link.confidence for link in links if link.invalid_at is None)
+            assert valid == [0.6, 0.9]
+            [dropped] = [link for link in links if link.invalid_at is not None]
+            assert dropped.confidence == 0.3 and dropped.reason == "club"  # kept, with its reason
+        finally:
+            mem.store.delete_tenant(tenant)
+
+
+def test_revert_restores_a_version_and_keeps_the_chain(llm: ScriptedLLM, llm_memory: AgenticMemory) -> None:
+    mem = llm_memory
+    llm.script(analysis())
+    dog = mem.add("Alice adopted a dog.")
+    llm.script(analysis(updates=[{"id": "c1", "context": "The dog is Max.", "add_tags": ["max"], "remove_tags": [],
+                                  "reason": "named"}]))
+    mem.add("Alice's dog is named Max.")
+    assert mem.get(dog.id).context == "The dog is Max."
+    reverted = mem.revert(dog.id, 1)
+    assert (reverted.context, reverted.tags, reverted.version) == (dog.context, dog.tags, 3)
+    versions = mem.history(dog.id).versions
+    assert [v.version for v in versions] == [1, 2] and versions[1].context == "The dog is Max."
+    assert versions[1].reason == "revert to version 1"
+    with pytest.raises(Exception, match="has no version 7"):
+        mem.revert(dog.id, 7)
+    graph_is_sound(mem)
+
+
+@pytest.mark.parametrize(
+    "fault",
+    [
+        (Fault(429), Fault(429)),
+        (Fault(500), Fault(502)),
+        (Delay(2.0), Delay(2.0)),
+        (Answer(None, refusal="I won't."),),
+        (Answer('{"keywords": ["x"], "context": "y", "neighbour_updates": [{"id": "c1", "context": "HACK', finish_reason="length"),),
+        (Answer("<<<not json>>>"),),
+    ],
+    ids=["429", "5xx", "timeout", "refusal", "truncated", "malformed"],
+)
+def test_llm_faults_store_a_degraded_note_and_no_llm_evolution(
+    llm: ScriptedLLM, llm_memory: AgenticMemory, fault: tuple, caplog: pytest.LogCaptureFixture
+) -> None:
+    mem = llm_memory
+    llm.script(analysis())
+    neighbour = mem.add("Alice adopted a dog named Max.")
+    llm.script(*fault)
+    with caplog.at_level("WARNING", logger="amem_graph"):
+        note = mem.add("Max the dog loves the beach.")
+    assert note.analysis == "degraded" and note.keywords and note.context  # heuristic fields, not empty
+    assert "HACK" not in mem.get(neighbour.id).context
+    lines = [json.loads(r.getMessage()) for r in caplog.records if r.getMessage().startswith("{")]
+    degraded = [line for line in lines if line["event"] == "analysis_degraded"]
+    assert degraded and degraded[0]["note_id"] == note.id and degraded[0]["kind"]
+    graph_is_sound(mem)
+
+
+def test_reanalyze_upgrades_heuristic_notes(settings: Settings, tenant: str, llm: ScriptedLLM) -> None:
+    with AgenticMemory(settings, tenant=tenant) as offline:
+        try:
+            first = offline.add("Caroline went to a support group.")
+            second = offline.add("Caroline says the support group helped her.")
+            with pytest.raises(LLMNotConfigured):
+                offline.reanalyze()
+            configured = replace(settings, llm=LLMSettings(base_url=llm.base_url, model="scripted", backoff_s=0))
+            with AgenticMemory(configured, tenant=tenant) as online:
+                assert sorted(online.reanalyze()) == sorted([first.id, second.id])
+                upgraded = online.get(second.id)
+                assert (upgraded.analysis, upgraded.model) == ("llm", "scripted")
+                assert any(v.reason == "reanalysis" for v in online.history(second.id).versions)
+                assert online.reanalyze() == []  # nothing heuristic is left
+                graph_is_sound(online)
+        finally:
+            offline.store.delete_tenant(tenant)

@@ -1,0 +1,154 @@
+"""The LLM client and the tolerant parser, over real HTTP to the scripted OpenAI-compatible server."""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Iterator
+
+import pytest
+
+from amem_graph.bench.scripted_llm import Answer, Delay, Fault, ScriptedLLM
+from amem_graph.errors import LLMError
+from amem_graph.llm import LLMAnalyser, LLMClient
+from amem_graph.llm.parsing import parse_answer
+from amem_graph.llm.prompts import ANALYSIS_SCHEMA
+from amem_graph.llm.tokens import count_tokens
+from amem_graph.models import NoteInput
+from amem_graph.settings import LLMSettings
+
+MESSAGES = [{"role": "user", "content": "Say something as JSON."}]
+GOOD = json.dumps({"keywords": ["max"], "context": "About Max.", "tags": ["pets"], "links": [], "neighbour_updates": []})
+
+
+@pytest.fixture
+def llm() -> Iterator[ScriptedLLM]:
+    with ScriptedLLM() as server:
+        yield server
+
+
+def client(llm: ScriptedLLM, **overrides: object) -> LLMClient:
+    settings = LLMSettings(base_url=llm.base_url, model="scripted", backoff_s=0.0, timeout_s=5.0)
+    return LLMClient(LLMSettings(**{**vars(settings), **overrides}))  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"keywords": ["a"], "context": "c"}',
+        'Sure! Here it is:\n```json\n{"keywords": ["a"], "context": "c"}\n```\nAnything else?',
+        'The analysis is {"keywords": ["a"], "context": "c"} as requested.',
+        "Keywords: a\nContext: c\nTags: x, y\nLinks:\n- c1 RELATES_TO (0.8): both about a",
+    ],
+)
+def test_parser_reads_json_fences_prose_and_sections(text: str) -> None:
+    answer = parse_answer(text)
+    assert answer["keywords"] == ["a"] and answer["context"] == "c"
+
+
+def test_parser_reads_links_from_plain_sections() -> None:
+    answer = parse_answer("Keywords: max, dog\nContext: Max is a dog.\nTags: pets\nLinks:\n- c2 SUPPORTS (0.7): same dog")
+    assert answer["tags"] == ["pets"]
+    assert answer["links"] == [{"target_id": "c2", "type": "SUPPORTS", "confidence": 0.7, "reason": "same dog"}]
+
+
+@pytest.mark.parametrize("text", ["", "I cannot help with that.", '{"keywords": ["a"], "context": "trunc'])
+def test_parser_refuses_what_holds_no_answer(text: str) -> None:
+    with pytest.raises(LLMError) as caught:
+        parse_answer(text)
+    assert caught.value.kind == "malformed"
+
+
+def test_client_sends_the_json_schema_and_counts_tokens(llm: ScriptedLLM) -> None:
+    llm.script(Answer(GOOD))
+    reply = client(llm).complete_json("analyse_note", MESSAGES, ANALYSIS_SCHEMA, max_tokens=100)
+    assert reply.data["keywords"] == ["max"]
+    sent = llm.requests[0]
+    assert sent["response_format"]["type"] == "json_schema"
+    assert sent["response_format"]["json_schema"]["schema"] == ANALYSIS_SCHEMA
+    assert sent["temperature"] == 0 and sent["max_tokens"] == 100
+    assert reply.completion_tokens == count_tokens(GOOD)
+    assert reply.prompt_tokens == count_tokens(MESSAGES[0]["content"]) + count_tokens(
+        json.dumps(ANALYSIS_SCHEMA, separators=(",", ":"))
+    )
+
+
+def test_client_counts_tokens_itself_when_the_server_reports_none(llm: ScriptedLLM) -> None:
+    llm.script(Answer(GOOD, report_usage=False))
+    the_client = client(llm)
+    reply = the_client.complete_json("op", MESSAGES, ANALYSIS_SCHEMA, max_tokens=100)
+    assert (reply.prompt_tokens, reply.completion_tokens) == (count_tokens(MESSAGES[0]["content"]), count_tokens(GOOD))
+    assert the_client.usage()["op"]["completion_tokens"] == count_tokens(GOOD)
+
+
+def test_client_retries_429_and_5xx_then_succeeds(llm: ScriptedLLM) -> None:
+    llm.script(Fault(429, retry_after=0), Fault(503), Answer(GOOD))
+    the_client = client(llm, max_retries=3)
+    assert the_client.complete_json("op", MESSAGES, ANALYSIS_SCHEMA, max_tokens=100).data["context"] == "About Max."
+    usage = the_client.usage()["op"]
+    assert (usage["calls"], usage["retries"], usage["failures"]) == (3, 2, 0)
+
+
+@pytest.mark.parametrize(
+    ("replies", "kind"),
+    [
+        ((Fault(500), Fault(500)), "server"),
+        ((Fault(429), Fault(429)), "rate_limited"),
+        ((Delay(2.0), Delay(2.0)), "timeout"),
+        ((Fault(400),), "rejected"),
+        ((Answer(None, refusal="I can't help with that."),), "refusal"),
+        ((Answer('{"keywords": ["a"], "cont', finish_reason="length"),), "truncated"),
+        ((Answer("no json here at all"),), "malformed"),
+    ],
+)
+def test_client_failures_are_typed(llm: ScriptedLLM, replies: tuple, kind: str) -> None:
+    llm.script(*replies)
+    the_client = client(llm, max_retries=1, timeout_s=0.5)
+    with pytest.raises(LLMError) as caught:
+        the_client.complete_json("op", MESSAGES, ANALYSIS_SCHEMA, max_tokens=100)
+    assert caught.value.kind == kind
+    assert the_client.usage()["op"]["failures"] == 1
+    assert the_client.usage()["op"]["calls"] == len(replies)  # 400 and bad answers are not retried
+
+
+def test_client_limits_requests_in_flight(llm: ScriptedLLM) -> None:
+    llm.script(*[Delay(0.2, Answer(GOOD)) for _ in range(6)])
+    the_client = client(llm, concurrency=2)
+    threads = [
+        threading.Thread(target=the_client.complete_json, args=("op", MESSAGES, ANALYSIS_SCHEMA), kwargs={"max_tokens": 50})
+        for _ in range(6)
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert llm.max_in_flight == 2 and the_client.usage()["op"]["calls"] == 6
+
+
+def test_analyser_drops_what_does_not_fit_and_says_why(llm: ScriptedLLM, caplog: pytest.LogCaptureFixture) -> None:
+    answer = {
+        "keywords": ["beagle", 7, "  "], "context": "Max is Alice's beagle.", "tags": "pets",
+        "links": [
+            {"target_id": "c9", "type": "RELATES_TO", "reason": "not offered", "confidence": 0.5},
+            {"target_id": "c1", "type": "LOVES", "reason": "unknown type", "confidence": 0.5},
+            {"target_id": "c1", "type": "supports", "reason": "same dog", "confidence": 3},
+            {"target_id": "c1", "type": "same entity", "reason": "Max", "confidence": 0.9},
+        ],
+        "neighbour_updates": [{"id": "n-unknown", "context": "x", "add_tags": [], "remove_tags": [], "reason": "?"}],
+    }
+    llm.script(Answer(json.dumps(answer)))
+    from amem_graph.models import Note, SearchHit
+
+    candidate = SearchHit(Note(id="n1", tenant="t", content="Alice has a dog.", content_hash="h"), 0.9, 0.9, None)
+    with caplog.at_level("WARNING", logger="amem_graph"):
+        result = LLMAnalyser(client(llm)).analyse(NoteInput(content="Max is a beagle.", id="new"), [candidate])
+    assert result.analysis == "llm" and result.keywords == ("beagle",)
+    assert result.tags  # "pets" was not a list: the heuristic analyser filled the tags
+    assert [(link.target_id, link.type) for link in result.links] == [("n1", "SAME_ENTITY")]
+    assert result.updates == ()
+    reasons = " | ".join(result.dropped)
+    for expected in ("'c9': not an offered candidate", "unknown type 'LOVES'", "confidence '3'", "tags: not a list",
+                     "'n-unknown': not an offered candidate"):
+        assert expected in reasons
+    logged = [json.loads(r.getMessage()) for r in caplog.records]
+    assert sum(1 for line in logged if line["event"] == "analysis_dropped") == len(result.dropped)
