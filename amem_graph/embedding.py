@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import threading
 from collections.abc import Sequence
 from functools import cache
 from pathlib import Path
@@ -31,8 +32,16 @@ def resolve_model(name: str) -> str:
     return name
 
 
-@cache
+_loading = threading.Lock()
+
+
 def _load(name: str):  # noqa: ANN202 - SentenceTransformer, imported lazily (torch is slow to import)
+    with _loading:  # threads that embed at once load the model once
+        return _load_once(name)
+
+
+@cache
+def _load_once(name: str):  # noqa: ANN202
     from sentence_transformers import SentenceTransformer
 
     try:
