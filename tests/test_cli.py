@@ -95,3 +95,25 @@ def test_doctor_fails_with_exit_7_when_the_database_is_down(cli_env: dict[str, s
     result = run({**cli_env, "NEO4J_URI": f"bolt://127.0.0.1:{free_port()}"}, "doctor", "--json")
     checks = {row["check"]: row for row in json.loads(result.stdout)}
     assert result.exit_code == 7 and not checks["database"]["ok"]
+
+
+def test_show_history_revert_and_reanalyze(cli_env: dict[str, str], cli_tenant: str, settings: Settings) -> None:
+    first = json.loads(run(cli_env, "add", "Alice adopted a beagle named Max.", "-t", cli_tenant, "--json").stdout)
+    second = json.loads(run(cli_env, "add", "Max the beagle loves the beach.", "-t", cli_tenant, "--json").stdout)
+    with AgenticMemory(settings, tenant=cli_tenant) as mem:
+        mem.update(first["id"], context="Max is Alice's first dog.", reason="edited by hand")
+    shown = json.loads(run(cli_env, "show", first["id"], "-t", cli_tenant, "--json").stdout)
+    assert shown["note"]["context"] == "Max is Alice's first dog."
+    assert [v["version"] for v in shown["versions"]][-1] == shown["note"]["version"] - 1
+    assert any(link["source_id"] == second["id"] and "beagle" in link["reason"] for link in shown["note"]["links"])
+    table = run(cli_env, "show", first["id"], "-t", cli_tenant).stdout
+    assert "RELATES_TO" in table and "edited by hand" in table
+    history = json.loads(run(cli_env, "history", first["id"], "-t", cli_tenant, "--json").stdout)
+    assert history["evolutions"][0]["trigger_note_id"] == first["id"]
+    reverted = run(cli_env, "revert", first["id"], "1", "-t", cli_tenant, "--json")
+    assert reverted.exit_code == 0 and json.loads(reverted.stdout)["context"] == first["context"]
+    no_llm = run({**cli_env, "AMEM_LLM_BASE_URL": "", "AMEM_LLM_API_KEY": "", "OPENAI_API_KEY": "",
+                  "OPENAI_BASE_URL": ""}, "reanalyze", "-t", cli_tenant)
+    assert no_llm.exit_code == 8 and "AMEM_LLM_BASE_URL" in no_llm.stderr
+    stats = json.loads(run(cli_env, "stats", "-t", cli_tenant, "--json").stdout)
+    assert stats["evolutions"]["heuristic"]["evolutions"] == 2

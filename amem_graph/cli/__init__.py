@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from . import bench, notes, server
+from . import bench, history, notes, server
 from .common import EXIT_CODES, user_errors
 from .doctor import doctor
 
@@ -17,6 +17,7 @@ app = typer.Typer(
 app.add_typer(server.app, name="neo4j")
 app.add_typer(bench.app, name="bench")
 notes.register(app)
+history.register(app)
 app.command()(user_errors(doctor))
 
 

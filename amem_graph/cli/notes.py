@@ -67,7 +67,7 @@ def get(note_id: str, tenant: TenantOption = None, as_json: JsonOption = False) 
     if as_json:
         print_json(note.to_dict())
         return
-    _show(note)
+    show_note(note)
 
 
 def list_notes(
@@ -135,9 +135,15 @@ def stats(tenant: Annotated[str | None, typer.Option("--tenant", "-t", help="Onl
     for index in result.indexes:
         indexes.add_row(index["name"], index["type"], index["state"], f"{index['populationPercent']:.0f}")
     console.print(indexes)
+    for analysis, totals in result.evolutions.items():
+        console.print(f"Analysed adds ({analysis}): {totals['evolutions']}, {totals['prompt_tokens']} prompt + "
+                      f"{totals['completion_tokens']} completion tokens")
+    for operation, usage in result.llm.items():
+        console.print(f"LLM {operation}: {usage['calls']:.0f} calls, {usage['prompt_tokens']:.0f} prompt + "
+                      f"{usage['completion_tokens']:.0f} completion tokens (this process)")
 
 
-def _show(note: Note) -> None:
+def show_note(note: Note) -> None:
     console.print(f"[bold]{note.id}[/] (tenant {note.tenant}, version {note.version}, analysis {note.analysis})")
     console.print(note.content, markup=False, highlight=False)
     for label, value in (("keywords", ", ".join(note.keywords)), ("tags", ", ".join(note.tags)),

@@ -21,7 +21,8 @@ class StoreStats:
     relationships: dict[str, int]
     indexes: list[dict[str, Any]] = field(default_factory=list)
     schema: dict[str, Any] = field(default_factory=dict)
-    llm: dict[str, dict[str, float]] = field(default_factory=dict)  # per operation: calls, tokens...
+    evolutions: dict[str, dict[str, int]] = field(default_factory=dict)  # per analyser: count and tokens
+    llm: dict[str, dict[str, float]] = field(default_factory=dict)  # this process, per operation: calls, tokens...
 
 
 @dataclass(frozen=True)

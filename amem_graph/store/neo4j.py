@@ -451,6 +451,10 @@ class Neo4jStore:
             relationships={r["type"]: r["count"] for r in self._run("admin/relationship_counts", tenant=tenant)},
             indexes=self.indexes(),
             schema=marker,
+            evolutions={
+                r["analysis"]: {k: r[k] for k in ("evolutions", "prompt_tokens", "completion_tokens")}
+                for r in self._run("admin/evolution_totals", tenant=tenant)
+            },
         )
 
     def close(self) -> None:
