@@ -54,8 +54,8 @@ class AgenticMemory:
         except BaseException:
             self.store.close()
             raise
-        self.llm = LLMClient(self.settings.llm) if analyser is None and self.settings.llm.configured else None
-        self.analyser: Analyser = analyser or (LLMAnalyser(self.llm) if self.llm else HeuristicAnalyser())
+        self._own_llm = LLMClient(self.settings.llm) if analyser is None and self.settings.llm.configured else None
+        self.analyser: Analyser = analyser or (LLMAnalyser(self._own_llm) if self._own_llm else HeuristicAnalyser())
         self.evolver = Evolver(self.store, self.embedder, self.analyser, self.settings)
 
     # -- writing ---------------------------------------------------------------------------------
@@ -309,12 +309,18 @@ class AgenticMemory:
 
     # -- lifecycle -------------------------------------------------------------------------------
 
+    @property
+    def llm(self) -> LLMClient | None:
+        """The LLM client analysis goes through, if any (its `usage()` counts calls and tokens)."""
+        return self.analyser.client if isinstance(self.analyser, LLMAnalyser) else None
+
     def _tenant(self, tenant: str | None) -> str:
         return self.tenant if tenant is None else validation.tenant(tenant)
 
     def close(self) -> None:
-        if self.llm is not None:
-            self.llm.close()
+        self.evolver.close()
+        if self._own_llm is not None:
+            self._own_llm.close()
         self.store.close()
 
     def __enter__(self) -> AgenticMemory:

@@ -5,20 +5,31 @@ from __future__ import annotations
 
 import logging
 import uuid
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict
 from datetime import datetime, timezone
+from typing import cast
+
+import numpy as np
 
 from .embedding import Embedder, composite_text
 from .errors import EvolutionConflict
 from .llm.analyser import Analyser
 from .llm.prompts import PROMPT_VERSION
 from .log import event
+from .llm.heuristic import split_speaker
 from .models import Link, Note, NoteAnalysis, NoteInput, SearchHit
-from .retrieval import seeds
+from .retrieval import fuse
 from .settings import Settings
 from .store import NoteStore
 from .store.base import EvolutionOutcome, EvolutionWrite, Revision
+
+
+def candidate_text(content: str) -> str:
+    """What candidates are searched with: the content without a leading time stamp or speaker, which
+    would make every short turn of a dialogue look alike."""
+    return split_speaker(content)[1] or content
 
 
 class Evolver:
@@ -30,14 +41,29 @@ class Evolver:
         self.embedder = embedder
         self.analyser = analyser
         self.settings = settings
+        self._background = ThreadPoolExecutor(max_workers=4, thread_name_prefix="amem-lookup")
 
     def add(self, tenant: str, note: NoteInput) -> EvolutionOutcome:
         """Store a validated note with its analysis, links and neighbour evolution; a repeat returns the original."""
-        if known := self.store.existing(tenant, [note]):
-            return EvolutionOutcome(known[0], created=False)
-        # Candidates are found from the bare content: derived fields would make every note look alike.
-        vector = self.embedder.embed_one(note.content)
-        return self._attempts(tenant, note.id, lambda: self._plan_add(tenant, note, vector))
+        query = candidate_text(note.content)
+        # The database looks for a repeat and for lexical candidates while the content is embedded.
+        lookup = self._background.submit(self._repeat_and_lexical, tenant, note, query)
+        vector = self.embedder.embed_one(query)
+        known, lexical = lookup.result()
+        if known is not None:
+            return EvolutionOutcome(known, created=False)
+        first = True
+
+        def plan() -> EvolutionWrite:
+            nonlocal first
+            hits = self._candidates(tenant, query, vector, lexical if first else None)
+            first = False
+            return self._plan(note, self.analyser.analyse(note, hits), hits)
+
+        return cast(EvolutionOutcome, self._attempts(tenant, note.id, plan))  # an add always plans a write
+
+    def close(self) -> None:
+        self._background.shutdown(wait=True)
 
     def reanalyze(self, tenant: str, note_id: str) -> EvolutionOutcome | None:
         """Analyse an existing note again with the configured analyser; None if the analysis degraded
@@ -49,7 +75,8 @@ class Evolver:
                 content=current.content, source=current.source, category=current.category,
                 importance=current.importance, event_time=current.event_time, id=current.id,
             )
-            candidates = self._candidates(tenant, note, self.embedder.embed_one(note.content), exclude=current.id)
+            query = candidate_text(note.content)
+            candidates = self._candidates(tenant, query, self.embedder.embed_one(query), exclude=current.id)
             analysis = self.analyser.analyse(note, candidates)
             if analysis.analysis == "degraded":
                 return None
@@ -59,7 +86,9 @@ class Evolver:
 
     # -- internals --------------------------------------------------------------------------------
 
-    def _attempts(self, tenant: str, note_id: str, plan) -> EvolutionOutcome | None:  # noqa: ANN001
+    def _attempts(
+        self, tenant: str, note_id: str, plan: Callable[[], EvolutionWrite | None]
+    ) -> EvolutionOutcome | None:
         attempts = self.settings.evolution_attempts
         for attempt in range(1, attempts + 1):
             write = plan()
@@ -73,16 +102,29 @@ class Evolver:
                 event("evolution_conflict", logging.INFO, note_id=note_id, attempt=attempt, stale=conflict.stale)
         raise AssertionError("unreachable")  # pragma: no cover - the last attempt allows stale neighbours
 
-    def _plan_add(self, tenant: str, note: NoteInput, vector) -> EvolutionWrite:  # noqa: ANN001
-        candidates = self._candidates(tenant, note, vector)
-        return self._plan(note, self.analyser.analyse(note, candidates), candidates)
+    def _repeat_and_lexical(self, tenant: str, note: NoteInput, query: str) -> tuple[str | None, list[tuple[Note, float]]]:
+        if known := self.store.existing(tenant, [note]):
+            return known[0], []
+        pool = self._pool(self.settings.candidates)
+        return None, self.store.fulltext_search(tenant, query, pool) if pool else []
 
-    def _candidates(self, tenant: str, note: NoteInput, vector, *, exclude: str | None = None) -> list[SearchHit]:  # noqa: ANN001
-        k = self.settings.candidates
-        if k == 0:
+    def _candidates(
+        self, tenant: str, query: str, vector: np.ndarray, lexical: list[tuple[Note, float]] | None = None,
+        *, exclude: str | None = None,
+    ) -> list[SearchHit]:
+        """Hybrid search for the notes the analyser may link to and evolve (valid notes only)."""
+        k = self.settings.candidates + (exclude is not None)
+        if k == 0 or self.settings.candidates == 0:
             return []
-        hits = seeds(self.store, tenant, note.content, vector, k + (exclude is not None))
-        return [hit for hit in hits if hit.note.id != exclude][:k]
+        pool = self._pool(k)
+        if lexical is None:
+            lexical = self.store.fulltext_search(tenant, query, pool)
+        hits = fuse(self.store.vector_search(tenant, vector, pool), lexical, k)
+        return [hit for hit in hits if hit.note.id != exclude][: self.settings.candidates]
+
+    @staticmethod
+    def _pool(k: int) -> int:
+        return 0 if k == 0 else max(2 * k, 10)
 
     def _plan(
         self, note: NoteInput, analysis: NoteAnalysis, candidates: Sequence[SearchHit], *, existing: Note | None = None

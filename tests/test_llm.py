@@ -13,7 +13,7 @@ from amem_graph.errors import LLMError
 from amem_graph.llm import LLMAnalyser, LLMClient
 from amem_graph.llm.parsing import parse_answer
 from amem_graph.llm.prompts import ANALYSIS_SCHEMA
-from amem_graph.llm.tokens import count_tokens
+from amem_graph.llm.tokens import count_prompt_tokens, count_tokens
 from amem_graph.models import NoteInput
 from amem_graph.settings import LLMSettings
 
@@ -68,7 +68,7 @@ def test_client_sends_the_json_schema_and_counts_tokens(llm: ScriptedLLM) -> Non
     assert sent["response_format"]["json_schema"]["schema"] == ANALYSIS_SCHEMA
     assert sent["temperature"] == 0 and sent["max_tokens"] == 100
     assert reply.completion_tokens == count_tokens(GOOD)
-    assert reply.prompt_tokens == count_tokens(MESSAGES[0]["content"]) + count_tokens(
+    assert reply.prompt_tokens == count_prompt_tokens(MESSAGES) + count_tokens(
         json.dumps(ANALYSIS_SCHEMA, separators=(",", ":"))
     )
 
@@ -77,7 +77,8 @@ def test_client_counts_tokens_itself_when_the_server_reports_none(llm: ScriptedL
     llm.script(Answer(GOOD, report_usage=False))
     the_client = client(llm)
     reply = the_client.complete_json("op", MESSAGES, ANALYSIS_SCHEMA, max_tokens=100)
-    assert (reply.prompt_tokens, reply.completion_tokens) == (count_tokens(MESSAGES[0]["content"]), count_tokens(GOOD))
+    assert (reply.prompt_tokens, reply.completion_tokens) == (count_prompt_tokens(MESSAGES), count_tokens(GOOD))
+    assert count_prompt_tokens(MESSAGES) == count_tokens(MESSAGES[0]["content"]) + 3 + 3
     assert the_client.usage()["op"]["completion_tokens"] == count_tokens(GOOD)
 
 

@@ -2,7 +2,7 @@
 
 Real HTTP, real `openai` SDK on the other side; answers come from a script of replies and faults, then
 from a default responder that analyses notes the way a cooperative model would. Usage is counted
-with llm.tokens (messages plus the JSON schema sent as response_format).
+with llm.tokens: the messages as OpenAI counts them, plus the JSON schema sent as response_format.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 from ..llm.heuristic import STOP_WORDS, stem
-from ..llm.tokens import count_tokens
+from ..llm.tokens import count_prompt_tokens, count_tokens
 
 
 @dataclass(frozen=True)
@@ -175,7 +175,7 @@ class ScriptedLLM:
 
 def completion(request: dict[str, Any], answer: Answer) -> dict[str, Any]:
     """The chat.completion object for `answer`, with usage counted as documented above."""
-    prompt = sum(count_tokens(m.get("content") or "") for m in request["messages"])
+    prompt = count_prompt_tokens(request["messages"])
     if schema := (request.get("response_format") or {}).get("json_schema"):
         prompt += count_tokens(json.dumps(schema["schema"], separators=(",", ":")))
     body: dict[str, Any] = {

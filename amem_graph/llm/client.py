@@ -15,7 +15,7 @@ from ..errors import LLMError
 from ..log import event
 from ..settings import LLMSettings
 from .parsing import parse_answer
-from .tokens import count_tokens
+from .tokens import count_prompt_tokens, count_tokens
 
 BACKOFF_CAP_S = 8.0
 _RETRY_STATUS = frozenset({408, 409, 429})
@@ -85,6 +85,12 @@ class LLMClient:
     def close(self) -> None:
         self._client.close()
 
+    def __enter__(self) -> LLMClient:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
     # -- internals --------------------------------------------------------------------------------
 
     def _send(self, operation: str, messages: list[dict[str, str]], schema: dict[str, Any], max_tokens: int) -> Any:
@@ -126,7 +132,7 @@ class LLMClient:
         usage = getattr(response, "usage", None)
         prompt = getattr(usage, "prompt_tokens", None)
         completion = getattr(usage, "completion_tokens", None)
-        prompt = prompt if isinstance(prompt, int) else sum(count_tokens(m["content"]) for m in messages)
+        prompt = prompt if isinstance(prompt, int) else count_prompt_tokens(messages)
         completion = completion if isinstance(completion, int) else count_tokens(content)
         self._add(operation, prompt_tokens=prompt, completion_tokens=completion)
         if message is None:

@@ -3,23 +3,25 @@ which each Evolution records, so answers can be traced to the prompt that produc
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
+from datetime import datetime
 from typing import Any
 
 from ..models import LINK_TYPES, NoteInput, SearchHit
 
-PROMPT_VERSION = "analysis-v1"
+PROMPT_VERSION = "analysis-v2"
 MAX_NOTE_CHARS = 4_000  # the new note, in the prompt
-MAX_CANDIDATE_CHARS = 300  # each candidate's content, in the prompt
+MAX_CANDIDATE_CHARS = 240  # each candidate's content (and context), in the prompt
 MAX_ANSWER_TOKENS = 600
+_STAMP = re.compile(r"^\s*\[[^\]]{0,80}\]\s*")
 
-ANALYSIS_SYSTEM = f"""You keep a Zettelkasten memory. Analyse the NEW note against the CANDIDATES (existing notes c1..cN). Answer one JSON object:
-keywords: 3-6 salient terms of the new note (names, things, events), most important first.
-context: one sentence: what it is about, who, when.
-tags: 2-5 short lowercase topic tags.
-links: from the new note to related candidates: target_id (c1..cN), type ({", ".join(sorted(LINK_TYPES))}), reason (name the shared evidence), confidence (0-1). CONTRADICTS only if the new note makes the candidate no longer true.
-neighbour_updates: candidates whose context or tags the new note should change: id, context (new sentence, or null), add_tags, remove_tags, reason. Only for real new information.
-Use only the candidate ids given."""
+ANALYSIS_SYSTEM = f"""Zettelkasten memory. Analyse NEW against the CANDIDATES (c1..cN). Return JSON:
+keywords: 3-6 key terms of NEW (names, things, events).
+context: one sentence: what NEW is about, who, when.
+tags: 2-5 lowercase topic tags.
+links: NEW to related candidates: target_id, type ({"|".join(sorted(LINK_TYPES))}), reason naming the shared evidence, confidence 0-1. CONTRADICTS only if NEW makes the candidate untrue.
+neighbour_updates: candidates whose context or tags NEW changes: id, context (new sentence or null), add_tags, remove_tags, reason. Only for real new information."""
 
 
 def _strings() -> dict[str, Any]:
@@ -73,10 +75,10 @@ def handle(position: int) -> str:
 
 
 def analysis_messages(note: NoteInput, candidates: Sequence[SearchHit]) -> list[dict[str, str]]:
-    lines = [f"NEW: {_when(note)}{note.content[:MAX_NOTE_CHARS]}", "CANDIDATES:" if candidates else "CANDIDATES: none"]
+    lines = [f"NEW: {_text(note.content, note.event_time, MAX_NOTE_CHARS)}", "CANDIDATES:" if candidates else "CANDIDATES: none"]
     for position, hit in enumerate(candidates):
         other = hit.note
-        parts = [f"{handle(position)}: {other.content[:MAX_CANDIDATE_CHARS]}"]
+        parts = [f"{handle(position)}: {_text(other.content, other.event_time, MAX_CANDIDATE_CHARS)}"]
         if other.context:
             parts.append(f"context: {other.context[:MAX_CANDIDATE_CHARS]}")
         if other.tags:
@@ -85,5 +87,8 @@ def analysis_messages(note: NoteInput, candidates: Sequence[SearchHit]) -> list[
     return [{"role": "system", "content": ANALYSIS_SYSTEM}, {"role": "user", "content": "\n".join(lines)}]
 
 
-def _when(note: NoteInput) -> str:
-    return f"[{note.event_time:%Y-%m-%d %H:%M}] " if note.event_time else ""
+def _text(content: str, when: datetime | None, limit: int) -> str:
+    """A note as the prompt shows it: a leading time stamp becomes the shorter ISO date of its event time."""
+    if when is None:
+        return content[:limit]
+    return f"({when:%Y-%m-%d}) {_STAMP.sub('', content, count=1)[:limit]}"

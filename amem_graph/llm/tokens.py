@@ -7,7 +7,9 @@ few percent on English text.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from functools import cache
+from typing import Any
 
 import bpe_openai
 
@@ -21,3 +23,13 @@ def _encoding() -> bpe_openai.Encoding:
 
 def count_tokens(text: str) -> int:
     return len(_encoding().encode_ordinary(text))  # user text may contain "<|endoftext|>": count it as text
+
+
+# OpenAI's documented accounting for chat models: each message costs its content plus 3 tokens of
+# framing, and every reply is primed with 3 more.
+TOKENS_PER_MESSAGE = 3
+TOKENS_PER_REPLY = 3
+
+
+def count_prompt_tokens(messages: Sequence[Mapping[str, Any]]) -> int:
+    return TOKENS_PER_REPLY + sum(TOKENS_PER_MESSAGE + count_tokens(m.get("content") or "") for m in messages)

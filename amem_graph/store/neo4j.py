@@ -354,14 +354,18 @@ class Neo4jStore:
         def run(tx: ManagedTransaction, name: str, **params: Any) -> list[Record]:
             return list(tx.run(cypher.load(name), {"tenant": tenant, "now": now, "evolution_id": write.id, **params}))
 
+        def each(tx: ManagedTransaction, name: str, rows_param: str, rows: list[Any], **params: Any) -> list[Record]:
+            """A statement that UNWINDs `rows`: no round trip when there are none."""
+            return run(tx, name, **{rows_param: rows}, **params) if rows else []
+
         def work(tx: ManagedTransaction) -> EvolutionOutcome:
-            run(tx, "evolution/lock_tenant")
+            identity = {"source": None, "content_hash": None}
             if note_row is not None:
-                key = {"index": 0, "source": note_row["source"], "content_hash": note_row["content_hash"]}
-                if found := run(tx, "note/existing", keys=[key]):
-                    return EvolutionOutcome(found[0]["id"], created=False)
-            touched = {r["id"] for r in revisions} | {link.target_id for link in write.links}
-            current = {r["id"]: r["version"] for r in run(tx, "evolution/note_versions", ids=sorted(touched))}
+                identity = {"source": note_row["source"], "content_hash": note_row["content_hash"]}
+            if existing := run(tx, "evolution/begin", **identity)[0]["existing_id"]:
+                return EvolutionOutcome(existing, created=False)
+            touched = sorted({r["id"] for r in revisions} | {link.target_id for link in write.links})
+            current = {r["id"]: r["version"] for r in each(tx, "evolution/note_versions", "ids", touched)}
             stale = [r["id"] for r in revisions if current.get(r["id"]) != r["expected_version"]]
             if stale and not allow_stale:
                 raise EvolutionConflict(stale)
@@ -369,18 +373,16 @@ class Neo4jStore:
             if note_row is not None:
                 run(tx, "note/create", rows=[note_row])
             fresh = [r for r in revisions if r["id"] not in stale]
-            revised = [(r["note_id"], r["version"]) for r in run(tx, "evolution/revise", revisions=fresh)]
+            revised = [(r["note_id"], r["version"]) for r in each(tx, "evolution/revise", "revisions", fresh)]
             links = [_link_row(link) for link in write.links if link.target_id in current]
-            run(tx, "link/create", rows=links)
+            each(tx, "link/create", "rows", links)
             contradictions = [
                 {"old_id": old, "new_id": new, "reason": reason}
                 for old, new, reason in write.contradictions if {old, new} <= current.keys() | {write.trigger_id}
             ]
-            run(tx, "evolution/supersede", contradictions=contradictions)
-            budget = run(
-                tx, "evolution/link_budget", ids=sorted({write.trigger_id} | {row["target_id"] for row in links}),
-                budget=link_budget, link_types=sorted(LINK_TYPES),
-            )
+            each(tx, "evolution/supersede", "contradictions", contradictions)
+            linked = sorted({write.trigger_id} | {row["target_id"] for row in links}) if links else []
+            budget = each(tx, "evolution/link_budget", "ids", linked, budget=link_budget, link_types=sorted(LINK_TYPES))
             decision["link_budget_invalidated"] = [d for row in budget for d in row["dropped"]]
             run(
                 tx, "evolution/record", trigger_id=write.trigger_id, analysis=write.analysis, model=write.model,

@@ -1,0 +1,76 @@
+"""`bench llm-cost`: LLM calls and tokens per added note, and add latency without the LLM's time,
+over one LoCoMo conversation through the scripted OpenAI-compatible server."""
+
+from __future__ import annotations
+
+import json
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+from ..api import AgenticMemory
+from ..llm import LLMAnalyser, LLMClient
+from ..llm.prompts import ANALYSIS_SCHEMA, PROMPT_VERSION
+from ..llm.tokens import TOKENIZER, count_tokens
+from ..settings import LLMSettings, Settings
+from . import locomo
+from .ingest import _percentiles
+from .scripted_llm import ScriptedLLM
+
+OPERATION = "analyse_note"
+WARMUP_NOTES = 20  # planned statements and JIT, as in a long-running service; not counted
+
+
+def run(settings: Settings, data: Path, *, conversation: str | None = None, limit: int | None = None,
+        keep: bool = False) -> dict[str, Any]:
+    chosen = locomo.pick(locomo.load(data), conversation)
+    notes = locomo.turns(chosen)[:limit]
+    tenant = f"bench-llm-{uuid.uuid4().hex[:12]}"
+    with ScriptedLLM() as llm:
+        llm_client = LLMClient(LLMSettings(base_url=llm.base_url, model="scripted", backoff_s=0.0))
+        with llm_client, AgenticMemory(settings, tenant=tenant, analyser=LLMAnalyser(llm_client)) as memory:
+            warmup = f"{tenant}-warmup"
+            try:
+                for note in notes[:WARMUP_NOTES]:
+                    memory.add(note.content, source=note.source, event_time=note.event_time, tenant=warmup)
+            finally:
+                memory.store.delete_tenant(warmup)
+            before = llm_client.usage()[OPERATION]
+            add_ms: list[float] = []
+            llm_ms: list[float] = []
+            try:
+                for note in notes:
+                    llm_before = llm_client.usage()[OPERATION]["seconds"]
+                    began = time.perf_counter()
+                    memory.add(note.content, source=note.source, event_time=note.event_time)
+                    total = time.perf_counter() - began
+                    spent = llm_client.usage()[OPERATION]["seconds"] - llm_before
+                    add_ms.append((total - spent) * 1000)
+                    llm_ms.append(spent * 1000)
+                after = llm_client.usage()[OPERATION]
+                usage = {name: after[name] - before[name] for name in after}
+                stats = memory.stats(tenant=tenant)
+            finally:
+                if not keep:
+                    memory.store.delete_tenant(tenant)
+    n = len(notes)
+    return {
+        "benchmark": "llm-cost",
+        "conversation": chosen.get("sample_id"),
+        "notes": n,
+        "calls_per_note": round(usage["calls"] / n, 4),
+        "tokens_per_note": round((usage["prompt_tokens"] + usage["completion_tokens"]) / n, 1),
+        "prompt_tokens_per_note": round(usage["prompt_tokens"] / n, 1),
+        "completion_tokens_per_note": round(usage["completion_tokens"] / n, 1),
+        "tokenizer": TOKENIZER,
+        "schema_tokens_in_prompt": count_tokens(json.dumps(ANALYSIS_SCHEMA, separators=(",", ":"))),
+        "prompt_version": PROMPT_VERSION,
+        "add_ms": _percentiles(add_ms),
+        "llm_ms": _percentiles(llm_ms),
+        "failures": int(usage["failures"]),
+        "warmup_notes": min(WARMUP_NOTES, n),
+        "links": stats.relationships,
+        "note_versions": stats.labels.get("NoteVersion", 0),
+        "tenant": tenant if keep else None,
+    }
