@@ -318,7 +318,6 @@ class AgenticMemory:
         return self.tenant if tenant is None else validation.tenant(tenant)
 
     def close(self) -> None:
-        self.evolver.close()
         if self._own_llm is not None:
             self._own_llm.close()
         self.store.close()

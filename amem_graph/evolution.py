@@ -6,7 +6,6 @@ from __future__ import annotations
 import logging
 import uuid
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict
 from datetime import datetime, timezone
 from typing import cast
@@ -20,7 +19,7 @@ from .llm.prompts import PROMPT_VERSION
 from .log import event
 from .llm.heuristic import split_speaker
 from .models import Link, Note, NoteAnalysis, NoteInput, SearchHit
-from .retrieval import fuse
+from .retrieval import seeds
 from .settings import Settings
 from .store import NoteStore
 from .store.base import EvolutionOutcome, EvolutionWrite, Revision
@@ -41,29 +40,19 @@ class Evolver:
         self.embedder = embedder
         self.analyser = analyser
         self.settings = settings
-        self._background = ThreadPoolExecutor(max_workers=4, thread_name_prefix="amem-lookup")
 
     def add(self, tenant: str, note: NoteInput) -> EvolutionOutcome:
         """Store a validated note with its analysis, links and neighbour evolution; a repeat returns the original."""
+        if known := self.store.existing(tenant, [note]):
+            return EvolutionOutcome(known[0], created=False)
         query = candidate_text(note.content)
-        # The database looks for a repeat and for lexical candidates while the content is embedded.
-        lookup = self._background.submit(self._repeat_and_lexical, tenant, note, query)
         vector = self.embedder.embed_one(query)
-        known, lexical = lookup.result()
-        if known is not None:
-            return EvolutionOutcome(known, created=False)
-        first = True
 
         def plan() -> EvolutionWrite:
-            nonlocal first
-            hits = self._candidates(tenant, query, vector, lexical if first else None)
-            first = False
+            hits = self._candidates(tenant, query, vector)
             return self._plan(note, self.analyser.analyse(note, hits), hits)
 
         return cast(EvolutionOutcome, self._attempts(tenant, note.id, plan))  # an add always plans a write
-
-    def close(self) -> None:
-        self._background.shutdown(wait=True)
 
     def reanalyze(self, tenant: str, note_id: str) -> EvolutionOutcome | None:
         """Analyse an existing note again with the configured analyser; None if the analysis degraded
@@ -102,29 +91,13 @@ class Evolver:
                 event("evolution_conflict", logging.INFO, note_id=note_id, attempt=attempt, stale=conflict.stale)
         raise AssertionError("unreachable")  # pragma: no cover - the last attempt allows stale neighbours
 
-    def _repeat_and_lexical(self, tenant: str, note: NoteInput, query: str) -> tuple[str | None, list[tuple[Note, float]]]:
-        if known := self.store.existing(tenant, [note]):
-            return known[0], []
-        pool = self._pool(self.settings.candidates)
-        return None, self.store.fulltext_search(tenant, query, pool) if pool else []
-
-    def _candidates(
-        self, tenant: str, query: str, vector: np.ndarray, lexical: list[tuple[Note, float]] | None = None,
-        *, exclude: str | None = None,
-    ) -> list[SearchHit]:
+    def _candidates(self, tenant: str, query: str, vector: np.ndarray, *, exclude: str | None = None) -> list[SearchHit]:
         """Hybrid search for the notes the analyser may link to and evolve (valid notes only)."""
-        k = self.settings.candidates + (exclude is not None)
-        if k == 0 or self.settings.candidates == 0:
+        if self.settings.candidates == 0:
             return []
-        pool = self._pool(k)
-        if lexical is None:
-            lexical = self.store.fulltext_search(tenant, query, pool)
-        hits = fuse(self.store.vector_search(tenant, vector, pool), lexical, k)
+        k = self.settings.candidates + (exclude is not None)
+        hits = seeds(self.store, tenant, query, vector, k)
         return [hit for hit in hits if hit.note.id != exclude][: self.settings.candidates]
-
-    @staticmethod
-    def _pool(k: int) -> int:
-        return 0 if k == 0 else max(2 * k, 10)
 
     def _plan(
         self, note: NoteInput, analysis: NoteAnalysis, candidates: Sequence[SearchHit], *, existing: Note | None = None

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import time
 import uuid
-from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -13,27 +12,7 @@ from ..api import AgenticMemory
 from ..embedding import Embedder, composite_text
 from ..models import NoteInput
 from .texts import sentences
-
-
-class TimedEmbedder(Embedder):
-    """An Embedder that adds up the seconds spent in embed()."""
-
-    def __init__(self, inner: Embedder) -> None:
-        super().__init__(inner.model_name, inner.batch_size)
-        self.seconds = 0.0
-
-    def embed(self, texts: Sequence[str]) -> np.ndarray:
-        started = time.perf_counter()
-        try:
-            return super().embed(texts)
-        finally:
-            self.seconds += time.perf_counter() - started
-
-
-def _percentiles(samples_ms: Sequence[float]) -> dict[str, float]:
-    data = np.asarray(samples_ms)
-    return {"p50": round(float(np.percentile(data, 50)), 3), "p95": round(float(np.percentile(data, 95)), 3),
-            "mean": round(float(data.mean()), 3), "n": int(data.size)}
+from .timing import TimedEmbedder, percentiles
 
 
 def run(memory: AgenticMemory, n: int, *, chunk: int = 1000, queries: int = 200, k: int = 10,
@@ -90,8 +69,8 @@ def run(memory: AgenticMemory, n: int, *, chunk: int = 1000, queries: int = 200,
         "embed_only_per_s": round(embed_only_per_s, 2),
         "overhead": round(embed_only_per_s / notes_per_s - 1, 4),
         "embed_share": round(ingest_embed_s / ingest_s, 4),
-        "knn_ms": _percentiles(knn_ms),
-        "hybrid_search_ms": _percentiles(search_ms),
+        "knn_ms": percentiles(knn_ms),
+        "hybrid_search_ms": percentiles(search_ms),
         "k": k,
         "tenant": tenant if keep else None,
     }
