@@ -7,6 +7,7 @@ import pytest
 from typer.testing import CliRunner
 
 from amem_graph import AgenticMemory, Settings
+from amem_graph.bench.scripted_llm import ScriptedLLM
 from amem_graph.cli import app
 
 from .conftest import free_port
@@ -85,7 +86,7 @@ def test_neo4j_env_without_a_server(cli_env: dict[str, str], tmp_path) -> None:
 def test_doctor_reports_every_check(cli_env: dict[str, str]) -> None:
     result = run(cli_env, "doctor", "--json")
     checks = {row["check"]: row for row in json.loads(result.stdout)}
-    assert set(checks) == {"java", "neo4j jars", "cypher files", "database", "embedding model"}
+    assert set(checks) == {"java", "neo4j jars", "cypher files", "database", "embedding model", "llm"}
     assert checks["database"]["ok"] and "384 dims" in checks["database"]["detail"]
     assert checks["embedding model"]["ok"] and "384 dimensions" in checks["embedding model"]["detail"]
     assert result.exit_code == (0 if all(row["ok"] for row in checks.values()) else 7)
@@ -117,3 +118,16 @@ def test_show_history_revert_and_reanalyze(cli_env: dict[str, str], cli_tenant: 
     assert no_llm.exit_code == 8 and "AMEM_LLM_BASE_URL" in no_llm.stderr
     stats = json.loads(run(cli_env, "stats", "-t", cli_tenant, "--json").stdout)
     assert stats["evolutions"]["heuristic"]["evolutions"] == 2
+
+
+def test_doctor_checks_the_llm_endpoint(cli_env: dict[str, str]) -> None:
+    with ScriptedLLM() as llm:
+        env = {**cli_env, "AMEM_LLM_BASE_URL": llm.base_url, "AMEM_LLM_MODEL": "scripted"}
+        checks = {row["check"]: row for row in json.loads(run(env, "doctor", "--json").stdout)}
+        assert checks["llm"]["ok"] and "lists scripted" in checks["llm"]["detail"]
+        wrong = {row["check"]: row for row in json.loads(run({**env, "AMEM_LLM_MODEL": "gpt-x"}, "doctor", "--json").stdout)}
+        assert not wrong["llm"]["ok"] and "does not list model 'gpt-x'" in wrong["llm"]["detail"]
+    gone = {**cli_env, "AMEM_LLM_BASE_URL": f"http://127.0.0.1:{free_port()}/v1", "AMEM_LLM_TIMEOUT": "2"}
+    result = run(gone, "doctor", "--json")
+    checks = {row["check"]: row for row in json.loads(result.stdout)}
+    assert result.exit_code == 7 and not checks["llm"]["ok"] and "connection" in checks["llm"]["detail"]

@@ -140,6 +140,12 @@ class ScriptedLLM:
             def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the base class's name
                 pass
 
+            def do_GET(self) -> None:  # noqa: N802 - http.server's name
+                if self.path.endswith("/models"):
+                    self._send(200, {"object": "list", "data": [{"id": "scripted", "object": "model", "owned_by": "tests"}]})
+                else:
+                    self._send(404, {"error": {"message": f"no route {self.path}"}})
+
             def do_POST(self) -> None:  # noqa: N802 - http.server's name
                 if not self.path.endswith("/chat/completions"):
                     self._send(404, {"error": {"message": f"no route {self.path}"}})

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import shutil
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Annotated
 
 import typer
@@ -12,6 +13,7 @@ from rich.table import Table
 from .. import cypher
 from ..embedding import Embedder
 from ..errors import AmemError
+from ..llm import LLMClient
 from ..server import LocalNeo4j
 from ..settings import Settings
 from ..store import open_store
@@ -59,17 +61,30 @@ def _model(settings: Settings) -> str:
     return f"{settings.embedding_model} loads; {vector.shape[0]} dimensions"
 
 
+def _llm(settings: Settings) -> str:
+    if not settings.llm.configured:
+        return "not configured: the offline heuristic analyser runs (set AMEM_LLM_BASE_URL or AMEM_LLM_API_KEY)"
+    with LLMClient(replace(settings.llm, timeout_s=min(settings.llm.timeout_s, 10.0))) as client:
+        models = client.models()
+    where = settings.llm.base_url or "api.openai.com"
+    if settings.llm.model not in models:
+        raise AmemError(f"{where} answers but does not list model {settings.llm.model!r} (AMEM_LLM_MODEL); "
+                        f"it lists: {', '.join(models[:10]) or 'none'}")
+    return f"{where} answers and lists {settings.llm.model}"
+
+
 def _cypher(settings: Settings) -> str:
     return f"{len(list(cypher.root().rglob('*.cypher')))} statements in {cypher.root()}"
 
 
 CHECKS: dict[str, Callable[[Settings], str]] = {
     "java": _java, "neo4j jars": _jars, "cypher files": _cypher, "database": _database, "embedding model": _model,
+    "llm": _llm,
 }
 
 
 def doctor(as_json: Annotated[bool, typer.Option("--json")] = False) -> None:
-    """Check Java, the Neo4j jars, the database and its indexes, and the embedding model."""
+    """Check Java, the Neo4j jars, the database and its indexes, the embedding model and the LLM endpoint."""
     settings = Settings.from_env()
     results = []
     for name, check in CHECKS.items():

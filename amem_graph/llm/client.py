@@ -78,6 +78,17 @@ class LLMClient:
         finally:
             self._add(operation, seconds=time.perf_counter() - started)
 
+    def models(self) -> list[str]:
+        """The model ids the endpoint lists (costs no tokens); LLMError if it cannot be reached."""
+        try:
+            return [model.id for model in self._client.models.list()]
+        except openai.APIStatusError as err:
+            raise LLMError("rejected", f"HTTP {err.status_code} from {self.settings.base_url}: {_brief(err)}") from None
+        except openai.APITimeoutError:
+            raise LLMError("timeout", f"no answer from {self.settings.base_url} in {self.settings.timeout_s} s") from None
+        except openai.APIConnectionError as err:
+            raise LLMError("connection", f"{self.settings.base_url}: {err}") from None
+
     def usage(self) -> dict[str, dict[str, float]]:
         with self._lock:
             return {operation: asdict(usage) for operation, usage in sorted(self._usage.items())}

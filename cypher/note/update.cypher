@@ -1,4 +1,5 @@
 // The old values go to a NoteVersion in the same transaction that applies the new ones.
+@tenant_lock
 MATCH (n:Note {id: $id, tenant: $tenant})
 CREATE (n)-[:HAS_VERSION]->(:NoteVersion {@version_props, reason: $reason})
 SET n += $changes, n.version = n.version + 1, n.updated_at = $now
