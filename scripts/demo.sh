@@ -16,12 +16,12 @@ $amem add "Melanie painted a sunrise over the lake last year." -t $tenant --sour
 $amem add "Caroline is researching adoption agencies; she wants to give a child a loving home." \
   -t $tenant --source demo:3 --tag family >/dev/null
 $amem add "Melanie ran a charity race for mental health on Saturday." -t $tenant --source demo:4 --tag health >/dev/null
-echo; echo "Note $first:"; $amem get "$first" -t $tenant
+echo; echo "Note $first, its links (with the evidence) and versions:"; $amem show "$first" -t $tenant
 echo; echo 'Search: "What is Caroline planning for her family?"'
 $amem search "What is Caroline planning for her family?" -t $tenant -k 3
 echo
 $amem neo4j status
 echo
 echo "Explore the graph in Neo4j Browser (user neo4j, password from \`amem-graph neo4j env\`):"
-echo "  MATCH (n:Note {tenant: 'demo'}) RETURN n"
+echo "  MATCH (n:Note {tenant: 'demo'})-[r]-(m) RETURN n, r, m"
 echo "Stop the server with: .venv/bin/amem-graph neo4j stop"

@@ -79,6 +79,9 @@ def reanalyze(
 
 
 def _versions(found: NoteHistory) -> None:
+    if not found.versions:
+        console.print(f"Version {found.note.version}; no earlier versions.")
+        return
     table = Table("version", "until", "reason", "context", "tags")
     for version in found.versions:
         table.add_row(

@@ -36,7 +36,8 @@ STOP_WORDS = frozenset(
     when when's where where's which while who who's whom why why's will with won't would wouldn't wow yeah yes
     yet you you'd you'll you're you've your yours yourself yourselves amazing awesome cool glad good great
     definitely especially actually went came come took take told tell feel felt feeling lately recently
-    yesterday today tonight tomorrow ago last next time times day days week weeks month months year years""".split()
+    yesterday today tonight tomorrow ago last next time times day days week weeks month months year years
+    found find finding tried try trying keep kept start started put gave give getting""".split()
 )
 
 _PREFIX = re.compile(r"^\s*\[[^\]]{0,80}\]\s*")  # "[1:56 pm on 8 May, 2023] " and similar stamps
