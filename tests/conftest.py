@@ -26,7 +26,10 @@ def free_port() -> int:
 
 @pytest.fixture(scope="session")
 def settings(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Settings]:
-    base = Settings.from_env({k: v for k, v in os.environ.items() if not k.startswith("NEO4J_")})
+    # The tests choose the database and the LLM themselves; the developer's own settings stay out.
+    base = Settings.from_env(
+        {k: v for k, v in os.environ.items() if not k.startswith(("NEO4J_", "AMEM_LLM_", "OPENAI_"))}
+    )
     if uri := os.environ.get("AMEM_TEST_NEO4J_URI"):
         yield replace(base, neo4j_uri=uri, neo4j_user=os.environ.get("AMEM_TEST_NEO4J_USER", "neo4j"),
                       neo4j_password=os.environ["AMEM_TEST_NEO4J_PASSWORD"])

@@ -86,3 +86,33 @@ def test_link_type_is_whitelisted() -> None:
     for bad in ("supports", "RELATES_TO]->(x) DETACH DELETE x //", "KNOWS", None):
         with pytest.raises(InvalidInput, match="link type"):
             v.link_type(bad)
+
+
+def test_llm_settings_from_the_environment() -> None:
+    from amem_graph.settings import Settings
+
+    assert not Settings.from_env({}).llm.configured  # no key, no base URL: the heuristic analyser
+    ollama = Settings.from_env({"AMEM_LLM_BASE_URL": "http://localhost:11434/v1", "AMEM_LLM_MODEL": "llama3",
+                                "AMEM_LLM_TIMEOUT": "2.5", "AMEM_LLM_STRUCTURED": "off", "AMEM_LINK_BUDGET": "7"})
+    assert ollama.llm.configured and ollama.llm.model == "llama3" and ollama.llm.timeout_s == 2.5
+    assert not ollama.llm.structured and ollama.link_budget == 7
+    assert Settings.from_env({"OPENAI_API_KEY": "sk-x"}).llm.configured
+    for name, value in (("AMEM_LLM_TIMEOUT", "soon"), ("AMEM_LLM_TIMEOUT", "0"), ("AMEM_LINK_BUDGET", "0"),
+                        ("AMEM_LLM_CONCURRENCY", "-1")):
+        with pytest.raises(InvalidInput, match=name):
+            Settings.from_env({name: value})
+
+
+def test_heuristic_keywords_context_and_tags() -> None:
+    from amem_graph.llm.heuristic import HeuristicAnalyser, rake, split_speaker
+    from amem_graph.models import NoteInput
+
+    assert split_speaker("[1:56 pm on 8 May, 2023] Caroline: I went to a support group.") == (
+        "Caroline", "I went to a support group.")
+    assert split_speaker("No speaker here: just text.") == (None, "No speaker here: just text.")
+    keywords, _ = rake("Melanie painted a sunrise over the lake, and she ran a charity race for mental health.")
+    assert keywords[0] in {"charity race", "mental health", "melanie painted", "sunrise"}
+    assert "she" not in " ".join(keywords).split()
+    result = HeuristicAnalyser().analyse(NoteInput(content="Caroline: I adopted a beagle puppy named Max.", id="n"), [])
+    assert result.analysis == "heuristic" and result.context.startswith("Caroline talks about")
+    assert "beagle puppy" in " ".join(result.keywords) and result.tags and result.links == ()
