@@ -64,6 +64,7 @@ def cli_env(settings: Settings) -> dict[str, str]:
         "NEO4J_PASSWORD": settings.neo4j_password,
         "AMEM_HOME": str(settings.home),
         "HF_HUB_OFFLINE": "1",
+        **{name: "" for name in ("AMEM_LLM_BASE_URL", "AMEM_LLM_API_KEY", "OPENAI_BASE_URL", "OPENAI_API_KEY")},
     }
 
 

@@ -113,8 +113,7 @@ def test_show_history_revert_and_reanalyze(cli_env: dict[str, str], cli_tenant: 
     assert history["evolutions"][0]["trigger_note_id"] == first["id"]
     reverted = run(cli_env, "revert", first["id"], "1", "-t", cli_tenant, "--json")
     assert reverted.exit_code == 0 and json.loads(reverted.stdout)["context"] == first["context"]
-    no_llm = run({**cli_env, "AMEM_LLM_BASE_URL": "", "AMEM_LLM_API_KEY": "", "OPENAI_API_KEY": "",
-                  "OPENAI_BASE_URL": ""}, "reanalyze", "-t", cli_tenant)
+    no_llm = run(cli_env, "reanalyze", "-t", cli_tenant)  # cli_env configures no LLM
     assert no_llm.exit_code == 8 and "AMEM_LLM_BASE_URL" in no_llm.stderr
     stats = json.loads(run(cli_env, "stats", "-t", cli_tenant, "--json").stdout)
     assert stats["evolutions"]["heuristic"]["evolutions"] == 2
