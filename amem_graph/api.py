@@ -12,7 +12,7 @@ import numpy as np
 
 from . import validation
 from .embedding import Embedder, composite_text
-from .errors import InvalidInput, LLMNotConfigured
+from .errors import EvolutionConflict, InvalidInput, LLMNotConfigured
 from .evolution import Evolver
 from .llm import Analyser, HeuristicAnalyser, LLMAnalyser, LLMClient
 from .models import Link, Note, NoteChanges, NoteHistory, NoteInput, SearchHit
@@ -182,29 +182,39 @@ class AgenticMemory:
             ),
             self.settings.max_content_chars,
         )
-        current = self.get(note_id, tenant=tenant)
         values: dict[str, Any] = {
             name: list(value) if isinstance(value, tuple) else value
             for name in ("content", "keywords", "tags", "context", "category", "importance", "event_time")
             if (value := getattr(changes, name)) is not None
         }
-        if changes.content is not None:
-            values["content_hash"] = validation.content_hash(changes.content)
-        embedding = None
-        if values.keys() & {"content", "context", "keywords", "tags"}:
-            embedding = self.embedder.embed_one(
-                composite_text(
-                    changes.content if changes.content is not None else current.content,
-                    changes.context if changes.context is not None else current.context,
-                    changes.keywords if changes.keywords is not None else current.keywords,
-                    changes.tags if changes.tags is not None else current.tags,
+        return self._change(tenant, validation.note_id(note_id), values, changes.reason)
+
+    def _change(self, tenant: str, note_id: str, values: dict[str, Any], reason: str) -> Note:
+        """Apply `values` (None removes a field) on top of the note as it is now, re-embedding when a text
+        field changes; read again and retried if an evolution changed the note in between."""
+        if "content" in values:
+            values = {**values, "content_hash": validation.content_hash(values["content"])}
+        for attempt in range(1, self.settings.evolution_attempts + 1):
+            current = self.get(note_id, tenant=tenant)
+            embedding = None
+            if values.keys() & {"content", "context", "keywords", "tags"}:
+                merged = {name: values.get(name, getattr(current, name)) for name in ("content", "context", "keywords", "tags")}
+                embedding = self.embedder.embed_one(
+                    composite_text(merged["content"], merged["context"] or "", merged["keywords"] or (), merged["tags"] or ())
                 )
-            )
-        self.store.update_note(tenant, current.id, values, reason=changes.reason, embedding=embedding)
-        return self.get(current.id, tenant=tenant)
+            try:
+                self.store.update_note(
+                    tenant, current.id, values, reason=reason, embedding=embedding, expected_version=current.version
+                )
+                break
+            except EvolutionConflict:
+                if attempt == self.settings.evolution_attempts:
+                    raise
+        return self.get(note_id, tenant=tenant)
 
     def delete(self, note_id: str, *, tenant: str | None = None) -> None:
-        """Delete a note, its links and its versions."""
+        """Delete a note with its links, its versions and the evolutions it alone was part of; a fact it
+        alone superseded becomes valid again."""
         self.store.delete_note(self._tenant(tenant), validation.note_id(note_id))
 
     def link(
@@ -259,27 +269,33 @@ class AgenticMemory:
     # -- history ---------------------------------------------------------------------------------
 
     def history(self, note_id: str, *, tenant: str | None = None) -> NoteHistory:
-        """A note with its versions (oldest first) and the evolutions that triggered from or revised it."""
+        """A note with its versions (oldest first), the evolutions it triggered or that revised it, and the
+        newer notes that superseded it."""
         tenant = self._tenant(tenant)
         note = self.get(note_id, tenant=tenant)
         return NoteHistory(
-            note, tuple(self.store.versions(tenant, note.id)), tuple(self.store.evolutions(tenant, note.id))
+            note, tuple(self.store.versions(tenant, note.id)), tuple(self.store.evolutions(tenant, note.id)),
+            tuple(self.store.superseded_by(tenant, note.id)),
         )
 
     def revert(self, note_id: str, version: int, *, tenant: str | None = None) -> Note:
-        """Restore the fields a note had at `version`; the values it has now become a version too."""
+        """Restore every field a note had at `version`, which analyser produced them included; the values
+        it has now become a version too."""
         tenant = self._tenant(tenant)
+        note_id = validation.note_id(note_id)
         if isinstance(version, bool) or not isinstance(version, int):
             raise InvalidInput(f"version must be an integer, got {version!r}")
-        old = next((v for v in self.store.versions(tenant, validation.note_id(note_id)) if v.version == version), None)
+        old = next((v for v in self.store.versions(tenant, note_id) if v.version == version), None)
         if old is None:
             current = self.get(note_id, tenant=tenant)  # NoteNotFound if the note itself is missing
             raise InvalidInput(f"note {note_id!r} has no version {version} (it is at version {current.version})")
-        return self.update(
-            note_id, tenant=tenant, content=old.content, keywords=old.keywords, tags=old.tags, context=old.context,
-            category=old.category, importance=old.importance, event_time=old.event_time,
-            reason=f"revert to version {version}",
-        )
+        values = {
+            "content": old.content, "context": old.context, "keywords": list(old.keywords), "tags": list(old.tags),
+            "category": old.category, "importance": old.importance, "event_time": old.event_time,
+        }
+        if old.analysis is not None:  # versions record their analyser since schema version 2
+            values |= {"analysis": old.analysis, "model": old.model}
+        return self._change(tenant, note_id, values, f"revert to version {version}")
 
     def reanalyze(
         self, note_ids: Sequence[str] | None = None, *, tenant: str | None = None, limit: int = 100,

@@ -47,9 +47,11 @@ class LLMError(AmemError):
 
     exit_code = 8
 
-    def __init__(self, kind: str, message: str) -> None:
+    def __init__(self, kind: str, message: str, *, prompt_tokens: int = 0, completion_tokens: int = 0) -> None:
         super().__init__(f"{kind}: {message}")
         self.kind = kind
+        self.prompt_tokens = prompt_tokens  # what a failed answer still cost
+        self.completion_tokens = completion_tokens
 
 
 class LLMNotConfigured(AmemError):

@@ -6,9 +6,8 @@ from __future__ import annotations
 import logging
 import uuid
 from collections.abc import Callable, Sequence
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from datetime import datetime, timezone
-from typing import cast
 
 import numpy as np
 
@@ -18,7 +17,7 @@ from .llm.analyser import Analyser
 from .llm.prompts import PROMPT_VERSION
 from .log import event
 from .llm.heuristic import split_speaker
-from .models import Link, Note, NoteAnalysis, NoteInput, SearchHit
+from .models import LINK_TYPES, Link, Note, NoteAnalysis, NoteInput, SearchHit
 from .retrieval import seeds
 from .settings import Settings
 from .store import NoteStore
@@ -52,7 +51,10 @@ class Evolver:
             hits = self._candidates(tenant, query, vector)
             return self._plan(note, self.analyser.analyse(note, hits), hits)
 
-        return cast(EvolutionOutcome, self._attempts(tenant, note.id, plan))  # an add always plans a write
+        outcome = self._attempts(tenant, note.id, plan)
+        if outcome is None:  # cannot happen: the last attempt of an add skips stale neighbours instead
+            raise EvolutionConflict([note.id])
+        return outcome
 
     def reanalyze(self, tenant: str, note_id: str) -> EvolutionOutcome | None:
         """Analyse an existing note again with the configured analyser; None if the analysis degraded
@@ -89,7 +91,7 @@ class Evolver:
                 )
             except EvolutionConflict as conflict:
                 event("evolution_conflict", logging.INFO, note_id=note_id, attempt=attempt, stale=conflict.stale)
-        raise AssertionError("unreachable")  # pragma: no cover - the last attempt allows stale neighbours
+        return None  # only a reanalysis gets here: its note kept changing, so it keeps what it has
 
     def _candidates(self, tenant: str, query: str, vector: np.ndarray, *, exclude: str | None = None) -> list[SearchHit]:
         """Hybrid search for the notes the analyser may link to and evolve (valid notes only)."""
@@ -103,6 +105,7 @@ class Evolver:
         self, note: NoteInput, analysis: NoteAnalysis, candidates: Sequence[SearchHit], *, existing: Note | None = None
     ) -> EvolutionWrite:
         by_id = {hit.note.id: hit.note for hit in candidates}
+        analysis = self._offered_only(analysis, by_id)
         own = NoteInput(  # what the caller gave wins over what was derived
             content=note.content, source=note.source, category=note.category, importance=note.importance,
             event_time=note.event_time, id=note.id,
@@ -146,6 +149,7 @@ class Evolver:
         decision = {
             "links": [asdict(link) for link in analysis.links],
             "updates": [asdict(update) for update in analysis.updates],
+            "revisions": [revision.id for revision in revisions],  # the updates that change something
             "dropped": list(analysis.dropped),
             "degraded": analysis.degraded_reason,
             "superseded": [old for old, _, _ in contradictions],
@@ -159,11 +163,28 @@ class Evolver:
         )
 
     @staticmethod
+    def _offered_only(analysis: NoteAnalysis, offered: dict[str, Note]) -> NoteAnalysis:
+        """Whatever the analyser, only offered candidates and known link types reach the graph."""
+        links = tuple(link for link in analysis.links if link.target_id in offered and link.type in LINK_TYPES)
+        updates = tuple(update for update in analysis.updates if update.id in offered)
+        if len(links) == len(analysis.links) and len(updates) == len(analysis.updates):
+            return analysis
+        dropped = [f"link to {link.target_id!r} ({link.type}): not offered or unknown type"
+                   for link in analysis.links if link not in links]
+        dropped += [f"update of {update.id!r}: not offered" for update in analysis.updates if update not in updates]
+        for reason in dropped:
+            event("analysis_dropped", reason=reason, analysis=analysis.analysis)
+        return replace(analysis, links=links, updates=updates, dropped=analysis.dropped + tuple(dropped))
+
+    @staticmethod
     def _contradiction(note: NoteInput, existing: Note | None, other: Note, reason: str) -> tuple[str, str, str]:
-        """(older, newer, reason): the fact that held earlier is the one invalidated."""
-        now = datetime.now(timezone.utc)
-        mine = note.event_time or (existing.created_at if existing else None) or now
-        theirs = other.event_time or other.created_at or now
+        """(older, newer, reason): the fact that held earlier is the one invalidated. Event times are
+        compared when both notes have one, else the times they were stored; a new note counts as now."""
+        if note.event_time is not None and other.event_time is not None:
+            mine, theirs = note.event_time, other.event_time
+        else:
+            mine = (existing.created_at if existing else None) or datetime.now(timezone.utc)
+            theirs = other.created_at or datetime.now(timezone.utc)
         return (other.id, note.id, reason) if theirs <= mine else (note.id, other.id, reason)
 
 

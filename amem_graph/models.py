@@ -180,6 +180,8 @@ class NoteVersion:
     valid_to: datetime | None
     reason: str
     evolution_id: str | None = None
+    analysis: str | None = None  # which analyser had produced the derived fields, and with which model
+    model: str | None = None
 
 
 @dataclass(frozen=True)
@@ -198,16 +200,27 @@ class Evolution:
 
 
 @dataclass(frozen=True)
+class Supersession:
+    """A contradicted note points at the newer note that invalidated it."""
+
+    newer_id: str
+    reason: str
+    at: datetime | None
+
+
+@dataclass(frozen=True)
 class NoteHistory:
     note: Note
     versions: tuple[NoteVersion, ...]
     evolutions: tuple[Evolution, ...]
+    superseded_by: tuple[Supersession, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "note": self.note.to_dict(),
             "versions": [_jsonable(vars(v)) for v in self.versions],
             "evolutions": [_jsonable(vars(e)) for e in self.evolutions],
+            "superseded_by": [_jsonable(vars(s)) for s in self.superseded_by],
         }
 
 

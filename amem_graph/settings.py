@@ -52,7 +52,7 @@ def _float(env: Mapping[str, str], name: str, default: float, minimum: float, ma
 class LLMSettings:
     """An OpenAI-compatible endpoint (OpenAI, vLLM, SGLang, Ollama, OpenRouter...).
 
-    Configured when a base URL or an API key is set; without one the heuristic analyser runs."""
+    Configured when AMEM_LLM_BASE_URL or AMEM_LLM_API_KEY is set; without one the heuristic analyser runs."""
 
     base_url: str | None = None
     api_key: str | None = None
@@ -70,8 +70,10 @@ class LLMSettings:
     @classmethod
     def from_env(cls, env: Mapping[str, str]) -> LLMSettings:
         return cls(
-            base_url=env.get("AMEM_LLM_BASE_URL") or env.get("OPENAI_BASE_URL") or None,
-            api_key=env.get("AMEM_LLM_API_KEY") or env.get("OPENAI_API_KEY") or None,
+            # Only AMEM_LLM_* turn analysis by an LLM on: a key in OPENAI_API_KEY alone must not send every
+            # note to a provider the user never chose for this. With a base URL set, it serves as the key.
+            base_url=env.get("AMEM_LLM_BASE_URL") or None,
+            api_key=env.get("AMEM_LLM_API_KEY") or (env.get("OPENAI_API_KEY") if env.get("AMEM_LLM_BASE_URL") else None),
             model=env.get("AMEM_LLM_MODEL") or DEFAULT_LLM_MODEL,
             timeout_s=_float(env, "AMEM_LLM_TIMEOUT", 30.0, 0.1, 600.0),
             max_retries=_int(env, "AMEM_LLM_MAX_RETRIES", 3, minimum=0, maximum=10),

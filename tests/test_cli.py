@@ -130,3 +130,13 @@ def test_doctor_checks_the_llm_endpoint(cli_env: dict[str, str]) -> None:
     result = run(gone, "doctor", "--json")
     checks = {row["check"]: row for row in json.loads(result.stdout)}
     assert result.exit_code == 7 and not checks["llm"]["ok"] and "connection" in checks["llm"]["detail"]
+
+
+def test_tables_show_user_text_as_written(cli_env: dict[str, str], cli_tenant: str, settings: Settings) -> None:
+    added = json.loads(run(cli_env, "add", "A [/x] tag and [bold]markup[/bold].", "-t", cli_tenant, "--json").stdout)
+    with AgenticMemory(settings, tenant=cli_tenant) as mem:
+        mem.update(added["id"], context="see [/y]", reason="[red]why[/red]")
+    for args in (("show", added["id"]), ("history", added["id"]), ("list",), ("search", "markup")):
+        result = run(cli_env, *args, "-t", cli_tenant)
+        assert result.exit_code == 0, result.output
+    assert "[red]why[/red]" in run(cli_env, "show", added["id"], "-t", cli_tenant).stdout

@@ -53,5 +53,8 @@ def test_concurrent_adds_on_one_tenant_lose_nothing(settings: Settings, tenant: 
                 links = memory.get(note.id).links  # list() leaves links out
                 linked = {(link.target_id, link.type) for link in links if link.source_id == note.id}
                 assert {(d["target_id"], d["type"]) for d in own.decision["links"]} <= linked
+                # every neighbour update it planned was written as a version, unless skipped as stale
+                planned = set(own.decision["revisions"]) - set(own.decision["skipped_stale"])
+                assert planned == {note_id for note_id, _ in own.revised}
         finally:
             memory.store.delete_tenant(tenant)

@@ -12,7 +12,7 @@ import pytest
 from amem_graph import AgenticMemory, Settings
 from amem_graph.embedding import composite_text
 from amem_graph.bench.scripted_llm import Answer, Delay, Fault, ScriptedLLM
-from amem_graph.errors import LLMNotConfigured
+from amem_graph.errors import EvolutionConflict, LLMNotConfigured
 from amem_graph.models import LINK_TYPES
 from amem_graph.settings import LLMSettings
 
@@ -119,26 +119,51 @@ def test_contradiction_supersedes_the_older_fact(llm: ScriptedLLM, llm_memory: A
     assert old.id not in [h.note.id for h in mem.search("Gina Door Dash", k=5)]
     assert old.id in [h.note.id for h in mem.search("Gina Door Dash", k=5, include_invalid=True)]
     assert mem.get(old.id).content == old.content  # invalidated, never deleted
+    assert [(s.newer_id, s.reason) for s in mem.history(old.id).superseded_by] == [(new.id, "she lost that job")]
+    mem.delete(new.id)  # what invalidated the old fact is gone: it is valid again
+    assert mem.get(old.id).invalid_at is None
 
 
-def test_link_budget_invalidates_the_weakest_link(settings: Settings, tenant: str, llm: ScriptedLLM) -> None:
-    configured = replace(settings, link_budget=2, llm=LLMSettings(base_url=llm.base_url, model="scripted", backoff_s=0))
-    with AgenticMemory(configured, tenant=tenant) as mem:
-        try:
-            llm.script(analysis())
-            hub = mem.add("The book club meets on Fridays.")
-            for confidence, text in ((0.9, "Ann joined the book club."), (0.3, "Ben left the book club."),
-                                     (0.6, "Cy hosts the book club.")):
-                llm.script(analysis(links=[{"target_id": "c1", "type": "RELATES_TO", "reason": "club",
-                                            "confidence": confidence}]))
-                mem.add(text)
-            links = mem.get(hub.id).links
-            valid = sorted(link.confidence for link in links if link.invalid_at is None)
-            assert valid == [0.6, 0.9]
-            [dropped] = [link for link in links if link.invalid_at is not None]
-            assert dropped.confidence == 0.3 and dropped.reason == "club"  # kept, with its reason
-        finally:
-            mem.store.delete_tenant(tenant)
+def test_a_contradicting_note_about_an_earlier_time_is_the_one_superseded(
+    llm: ScriptedLLM, llm_memory: AgenticMemory
+) -> None:
+    mem = llm_memory
+    llm.script(analysis())
+    current = mem.add("Gina manages her own clothing store.", event_time="2023-06-01T00:00:00Z")
+    llm.script(analysis(links=[{"target_id": "c1", "type": "CONTRADICTS", "reason": "different job", "confidence": 0.9}]))
+    earlier = mem.add("Gina works at Door Dash.", event_time="2023-01-01T00:00:00Z")  # told late, true earlier
+    assert mem.get(earlier.id).invalid_at is not None and mem.get(current.id).invalid_at is None
+    assert [s.newer_id for s in mem.history(earlier.id).superseded_by] == [current.id]
+
+
+def test_link_budget_invalidates_the_weakest_link(settings: Settings, tenant: str) -> None:
+    confidences = iter([0.9, 0.3, 0.6])
+
+    def link_to_the_hub(request: dict) -> Answer:
+        """Link each new note to the hub, wherever the hub is among the candidates."""
+        user = request["messages"][1]["content"]
+        hub = next((line.split(":")[0] for line in user.splitlines()[1:] if "meets on Fridays" in line), None)
+        links = [{"target_id": hub, "type": "RELATES_TO", "reason": "club", "confidence": next(confidences)}] if hub else []
+        return analysis(links=links)
+
+    with ScriptedLLM(responder=link_to_the_hub) as llm:
+        configured = replace(settings, link_budget=2, llm=LLMSettings(base_url=llm.base_url, model="scripted", backoff_s=0))
+        with AgenticMemory(configured, tenant=tenant) as mem:
+            try:
+                hub = mem.add("The book club meets on Fridays.")
+                added = [mem.add(text) for text in ("Ann joined the book club.", "Ben left the book club.",
+                                                    "Cy hosts the book club.")]
+                links = mem.get(hub.id).links
+                assert sorted(link.confidence for link in links if link.invalid_at is None) == [0.6, 0.9]
+                [dropped] = [link for link in links if link.invalid_at is not None]
+                assert dropped.confidence == 0.3 and dropped.reason == "club"  # kept, with its reason
+                assert dropped.source_id == added[1].id
+                [cys] = mem.history(added[2].id).evolutions  # Cy's add pushed the hub past its budget
+                assert cys.decision["link_budget_invalidated"] == [
+                    {"source_id": added[1].id, "target_id": hub.id, "type": "RELATES_TO"}
+                ]
+            finally:
+                mem.store.delete_tenant(tenant)
 
 
 def test_revert_restores_a_version_and_keeps_the_chain(llm: ScriptedLLM, llm_memory: AgenticMemory) -> None:
@@ -159,6 +184,24 @@ def test_revert_restores_a_version_and_keeps_the_chain(llm: ScriptedLLM, llm_mem
     graph_is_sound(mem)
 
 
+def test_revert_restores_absent_fields_and_the_analyser(memory: AgenticMemory) -> None:
+    note = memory.add("Nate bought a turtle.")  # no category, no event time, heuristic analysis
+    memory.update(note.id, category="pets", event_time="2023-01-01T00:00:00Z", context="Nate's turtle")
+    reverted = memory.revert(note.id, 1)
+    assert (reverted.category, reverted.event_time, reverted.context) == (None, None, note.context)
+    assert (reverted.analysis, reverted.model) == ("heuristic", "heuristic-v1")
+
+
+def test_an_update_against_a_stale_version_changes_nothing(memory: AgenticMemory) -> None:
+    note = memory.add("Nate bought a turtle.")
+    memory.update(note.id, context="first edit")
+    with pytest.raises(EvolutionConflict):
+        memory.store.update_note(memory.tenant, note.id, {"context": "stale"}, reason="r", embedding=None,
+                                 expected_version=note.version)
+    after = memory.get(note.id)
+    assert (after.context, after.version) == ("first edit", 2)
+
+
 @pytest.mark.parametrize(
     "fault",
     [
@@ -166,7 +209,9 @@ def test_revert_restores_a_version_and_keeps_the_chain(llm: ScriptedLLM, llm_mem
         (Fault(500), Fault(502)),
         (Delay(2.0), Delay(2.0)),
         (Answer(None, refusal="I won't."),),
-        (Answer('{"keywords": ["x"], "context": "y", "neighbour_updates": [{"id": "c1", "context": "HACK', finish_reason="length"),),
+        # A complete, valid answer that the server marks as cut off: it must not be applied.
+        (Answer(json.dumps({"keywords": ["x"], "context": "y", "tags": [], "links": [], "neighbour_updates": [
+            {"id": "c1", "context": "HACK", "add_tags": [], "remove_tags": [], "reason": "r"}]}), finish_reason="length"),),
         (Answer("<<<not json>>>"),),
     ],
     ids=["429", "5xx", "timeout", "refusal", "truncated", "malformed"],

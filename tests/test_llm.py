@@ -8,7 +8,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from amem_graph.bench.scripted_llm import Answer, Delay, Fault, ScriptedLLM
+from amem_graph.bench.scripted_llm import Answer, Delay, Fault, Raw, ScriptedLLM
 from amem_graph.errors import LLMError
 from amem_graph.llm import LLMAnalyser, LLMClient
 from amem_graph.llm.parsing import parse_answer
@@ -100,6 +100,8 @@ def test_client_retries_429_and_5xx_then_succeeds(llm: ScriptedLLM) -> None:
         ((Answer(None, refusal="I can't help with that."),), "refusal"),
         ((Answer('{"keywords": ["a"], "cont', finish_reason="length"),), "truncated"),
         ((Answer("no json here at all"),), "malformed"),
+        ((Raw(b'{"id": "x", "choices": [{"message": {"content'),), "malformed"),  # cut-off body
+        ((Raw(b'{"choices": "not a list"}'),), "malformed"),  # wrong shape
     ],
 )
 def test_client_failures_are_typed(llm: ScriptedLLM, replies: tuple, kind: str) -> None:
@@ -110,6 +112,8 @@ def test_client_failures_are_typed(llm: ScriptedLLM, replies: tuple, kind: str) 
     assert caught.value.kind == kind
     assert the_client.usage()["op"]["failures"] == 1
     assert the_client.usage()["op"]["calls"] == len(replies)  # 400 and bad answers are not retried
+    if kind in ("refusal", "truncated"):  # an answer came back: what it cost is known and kept
+        assert caught.value.completion_tokens > 0 or caught.value.prompt_tokens > 0
 
 
 def test_client_limits_requests_in_flight(llm: ScriptedLLM) -> None:
@@ -153,3 +157,19 @@ def test_analyser_drops_what_does_not_fit_and_says_why(llm: ScriptedLLM, caplog:
         assert expected in reasons
     logged = [json.loads(r.getMessage()) for r in caplog.records]
     assert sum(1 for line in logged if line["event"] == "analysis_dropped") == len(result.dropped)
+
+
+@pytest.mark.parametrize("body", ['{"error": "cannot comply"}', "{}", '{"tags": ["x"]}'])
+def test_an_answer_without_analysis_degrades(llm: ScriptedLLM, body: str) -> None:
+    llm.script(Answer(body))
+    result = LLMAnalyser(client(llm)).analyse(NoteInput(content="Max is a beagle.", id="new"), [])
+    assert result.analysis == "degraded" and "lacks" in (result.degraded_reason or "")
+    assert result.keywords and result.prompt_tokens > 0  # heuristic fields; the call's cost is kept
+
+
+def test_the_model_list_is_read_and_failures_are_typed(llm: ScriptedLLM) -> None:
+    assert client(llm).models() == ["scripted"]
+    gone = LLMClient(LLMSettings(base_url="http://127.0.0.1:9/v1", timeout_s=1.0))
+    with pytest.raises(LLMError) as caught:
+        gone.models()
+    assert caught.value.kind == "connection"

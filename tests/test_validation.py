@@ -96,7 +96,9 @@ def test_llm_settings_from_the_environment() -> None:
                                 "AMEM_LLM_TIMEOUT": "2.5", "AMEM_LLM_STRUCTURED": "off", "AMEM_LINK_BUDGET": "7"})
     assert ollama.llm.configured and ollama.llm.model == "llama3" and ollama.llm.timeout_s == 2.5
     assert not ollama.llm.structured and ollama.link_budget == 7
-    assert Settings.from_env({"OPENAI_API_KEY": "sk-x"}).llm.configured
+    assert Settings.from_env({"AMEM_LLM_API_KEY": "sk-x"}).llm.configured
+    assert not Settings.from_env({"OPENAI_API_KEY": "sk-x"}).llm.configured  # no silent opt-in
+    assert Settings.from_env({"OPENAI_API_KEY": "sk-x", "AMEM_LLM_BASE_URL": "http://h/v1"}).llm.api_key == "sk-x"
     for name, value in (("AMEM_LLM_TIMEOUT", "soon"), ("AMEM_LLM_TIMEOUT", "0"), ("AMEM_LINK_BUDGET", "0"),
                         ("AMEM_LLM_CONCURRENCY", "-1")):
         with pytest.raises(InvalidInput, match=name):

@@ -40,14 +40,21 @@ class Fault:
 
 
 @dataclass(frozen=True)
+class Raw:
+    """Exactly these bytes as a 200 JSON response: a cut-off body or a wrong shape."""
+
+    body: bytes
+
+
+@dataclass(frozen=True)
 class Delay:
     """Wait `seconds` (past the client's timeout, to simulate one) and then send `then`."""
 
     seconds: float
-    then: Answer | Fault | None = None
+    then: Answer | Fault | Raw | None = None
 
 
-Reply = Answer | Fault | Delay
+Reply = Answer | Fault | Raw | Delay
 _CANDIDATE = re.compile(r"^(c\d+): (.*)$")
 _WORD = re.compile(r"[A-Za-z][A-Za-z'-]+")
 
@@ -159,6 +166,8 @@ class ScriptedLLM:
                     if isinstance(reply, Fault):
                         headers = {"Retry-After": str(reply.retry_after)} if reply.retry_after is not None else {}
                         self._send(reply.status, {"error": {"message": f"scripted {reply.status}"}}, headers)
+                    elif isinstance(reply, Raw):
+                        self._send_bytes(200, reply.body)
                     else:
                         self._send(200, completion(request, reply))
                 except (BrokenPipeError, ConnectionResetError):
@@ -167,7 +176,9 @@ class ScriptedLLM:
                     llm._done()
 
             def _send(self, status: int, body: dict[str, Any], headers: dict[str, str] | None = None) -> None:
-                data = json.dumps(body).encode()
+                self._send_bytes(status, json.dumps(body).encode(), headers)
+
+            def _send_bytes(self, status: int, data: bytes, headers: dict[str, str] | None = None) -> None:
                 self.send_response(status)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(data)))

@@ -20,6 +20,11 @@ R = TypeVar("R")
 console = Console()
 error_console = Console(stderr=True)
 
+
+def plain(*cells: object) -> list[Text]:
+    """Table cells shown as written: text from users or an LLM is never read as rich markup."""
+    return [Text(str(cell)) for cell in cells]
+
 EXIT_CODES = (
     "Exit codes: 0 ok; 1 unexpected error; 2 bad command line; 3 invalid input or unknown note; "
     "4 schema mismatch; 5 database unreachable or failing; 6 local server could not be installed, started or stopped; "

@@ -9,6 +9,7 @@ from typing import Annotated
 
 import typer
 from rich.table import Table
+from rich.text import Text
 
 from .. import cypher
 from ..embedding import Embedder
@@ -97,7 +98,7 @@ def doctor(as_json: Annotated[bool, typer.Option("--json")] = False) -> None:
     else:
         table = Table("check", "", "detail")
         for row in results:
-            table.add_row(row["check"], "[green]ok[/]" if row["ok"] else "[red]FAIL[/]", row["detail"])
+            table.add_row(row["check"], "[green]ok[/]" if row["ok"] else "[red]FAIL[/]", Text(row["detail"]))
         console.print(table)
     if not all(row["ok"] for row in results):
         raise typer.Exit(7)

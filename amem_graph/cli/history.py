@@ -8,7 +8,7 @@ import typer
 from rich.table import Table
 
 from ..models import NoteHistory
-from .common import console, print_json, user_errors
+from .common import console, plain, print_json, user_errors
 from .notes import JsonOption, TenantOption, memory, show_note
 
 
@@ -25,6 +25,8 @@ def show(note_id: str, tenant: TenantOption = None, as_json: JsonOption = False)
         print_json(found.to_dict())
         return
     show_note(found.note)
+    for newer in found.superseded_by:
+        console.print(f"  superseded by {newer.newer_id}: {newer.reason}", markup=False, highlight=False)
     _versions(found)
 
 
@@ -40,9 +42,11 @@ def history(note_id: str, tenant: TenantOption = None, as_json: JsonOption = Fal
     table.add_column("evolution", no_wrap=True)
     for evolution in found.evolutions:
         table.add_row(
-            f"{evolution.at:%Y-%m-%d %H:%M:%S}" if evolution.at else "", evolution.trigger_note_id, evolution.analysis,
-            evolution.model or "", str(evolution.prompt_tokens + evolution.completion_tokens),
-            ", ".join(f"{note_id[:8]} v{version}" for note_id, version in evolution.revised), evolution.id,
+            *plain(
+                f"{evolution.at:%Y-%m-%d %H:%M:%S}" if evolution.at else "", evolution.trigger_note_id,
+                evolution.analysis, evolution.model or "", evolution.prompt_tokens + evolution.completion_tokens,
+                ", ".join(f"{note_id[:8]} v{version}" for note_id, version in evolution.revised), evolution.id,
+            )
         )
     console.print(table)
 
@@ -85,8 +89,10 @@ def _versions(found: NoteHistory) -> None:
     table = Table("version", "until", "reason", "context", "tags")
     for version in found.versions:
         table.add_row(
-            str(version.version), f"{version.valid_to:%Y-%m-%d %H:%M:%S}" if version.valid_to else "", version.reason,
-            version.context, ", ".join(version.tags),
+            *plain(
+                version.version, f"{version.valid_to:%Y-%m-%d %H:%M:%S}" if version.valid_to else "", version.reason,
+                version.context, ", ".join(version.tags),
+            )
         )
     console.print(f"Version {found.note.version} is current; earlier versions:")
     console.print(table)

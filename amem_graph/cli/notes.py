@@ -12,7 +12,7 @@ from ..api import AgenticMemory
 from ..models import Note
 from ..retrieval import MODES
 from ..settings import Settings
-from .common import console, print_json, user_errors
+from .common import console, plain, print_json, user_errors
 
 TenantOption = Annotated[str | None, typer.Option("--tenant", "-t", help="Tenant [default: $AMEM_TENANT or 'default']")]
 JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")]
@@ -85,7 +85,7 @@ def list_notes(
     table = Table("created", "content")
     table.add_column("id", no_wrap=True, min_width=36)
     for note in notes:
-        table.add_row(f"{note.created_at:%Y-%m-%d %H:%M}" if note.created_at else "", _short(note.content), note.id)
+        table.add_row(*plain(f"{note.created_at:%Y-%m-%d %H:%M}" if note.created_at else "", _short(note.content), note.id))
     console.print(table)
 
 
@@ -113,7 +113,8 @@ def search(
     table.add_column("id", no_wrap=True, min_width=36)
     for hit in hits:
         table.add_row(
-            f"{hit.score:.3f}", _score(hit.vector_score), _score(hit.fulltext_score), _short(hit.note.content), hit.note.id
+            *plain(f"{hit.score:.3f}", _score(hit.vector_score), _score(hit.fulltext_score), _short(hit.note.content),
+                   hit.note.id)
         )
     console.print(table)
 
@@ -136,7 +137,7 @@ def stats(tenant: Annotated[str | None, typer.Option("--tenant", "-t", help="Onl
         indexes.add_row(index["name"], index["type"], index["state"], f"{index['populationPercent']:.0f}")
     console.print(indexes)
     for analysis, totals in result.evolutions.items():
-        console.print(f"Analysed adds ({analysis}): {totals['evolutions']}, {totals['prompt_tokens']} prompt + "
+        console.print(f"Evolutions ({analysis}; adds and reanalyses): {totals['evolutions']}, {totals['prompt_tokens']} prompt + "
                       f"{totals['completion_tokens']} completion tokens")
     for operation, usage in result.llm.items():
         console.print(f"LLM {operation}: {usage['calls']:.0f} calls, {usage['prompt_tokens']:.0f} prompt + "

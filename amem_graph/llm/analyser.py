@@ -18,6 +18,7 @@ MAX_LABEL_CHARS = 100
 MAX_CONTEXT_CHARS = 1_000
 MAX_REASON_CHARS = 500
 DEFAULT_CONFIDENCE = 0.5
+REQUIRED = ("keywords", "context")  # an answer without these did not analyse the note at all
 
 
 class Analyser(Protocol):
@@ -44,9 +45,18 @@ class LLMAnalyser:
             reply = self.client.complete_json(
                 "analyse_note", analysis_messages(note, candidates), ANALYSIS_SCHEMA, max_tokens=MAX_ANSWER_TOKENS
             )
+            missing = [name for name in REQUIRED if name not in reply.data]
+            if missing:
+                raise LLMError(
+                    "malformed", f"the answer lacks {', '.join(missing)}",
+                    prompt_tokens=reply.prompt_tokens, completion_tokens=reply.completion_tokens,
+                )
         except LLMError as err:
             event("analysis_degraded", note_id=note.id, kind=err.kind, error=str(err), model=self.model)
-            return replace(self.fallback.analyse(note, candidates), analysis="degraded", degraded_reason=str(err))
+            return replace(
+                self.fallback.analyse(note, candidates), analysis="degraded", degraded_reason=str(err),
+                prompt_tokens=err.prompt_tokens, completion_tokens=err.completion_tokens,
+            )
         offered = {handle(i): hit.note.id for i, hit in enumerate(candidates)}
         offered.update({hit.note.id: hit.note.id for hit in candidates})
         answer = _Answer(reply.data, offered)

@@ -19,6 +19,8 @@ from .tokens import count_prompt_tokens, count_tokens
 
 BACKOFF_CAP_S = 8.0
 _RETRY_STATUS = frozenset({408, 409, 429})
+# What an endpoint that answers nonsense (cut-off bodies, wrong shapes) makes the SDK or our reading raise.
+_GARBLED = (ValueError, TypeError, AttributeError, KeyError, IndexError, openai.OpenAIError)
 
 
 @dataclass
@@ -75,19 +77,24 @@ class LLMClient:
         except LLMError:
             self._add(operation, failures=1)
             raise
+        except _GARBLED as err:  # after the typed cases: an answer no client could read
+            self._add(operation, failures=1)
+            raise LLMError("malformed", f"unreadable answer from {self.settings.base_url}: {err!r}"[:300]) from None
         finally:
             self._add(operation, seconds=time.perf_counter() - started)
 
     def models(self) -> list[str]:
         """The model ids the endpoint lists (costs no tokens); LLMError if it cannot be reached."""
         try:
-            return [model.id for model in self._client.models.list()]
+            return [str(model.id) for model in self._client.models.list()]
         except openai.APIStatusError as err:
             raise LLMError("rejected", f"HTTP {err.status_code} from {self.settings.base_url}: {_brief(err)}") from None
         except openai.APITimeoutError:
             raise LLMError("timeout", f"no answer from {self.settings.base_url} in {self.settings.timeout_s} s") from None
         except openai.APIConnectionError as err:
             raise LLMError("connection", f"{self.settings.base_url}: {err}") from None
+        except _GARBLED as err:
+            raise LLMError("malformed", f"unreadable model list from {self.settings.base_url}: {err!r}"[:300]) from None
 
     def usage(self) -> dict[str, dict[str, float]]:
         with self._lock:
@@ -146,13 +153,18 @@ class LLMClient:
         prompt = prompt if isinstance(prompt, int) else count_prompt_tokens(messages)
         completion = completion if isinstance(completion, int) else count_tokens(content)
         self._add(operation, prompt_tokens=prompt, completion_tokens=completion)
+        cost = {"prompt_tokens": prompt, "completion_tokens": completion}
         if message is None:
-            raise LLMError("malformed", "the answer has no message")
+            raise LLMError("malformed", "the answer has no message", **cost)
         if getattr(message, "refusal", None) or choices[0].finish_reason == "content_filter":
-            raise LLMError("refusal", str(getattr(message, "refusal", None) or "content filter")[:200])
+            raise LLMError("refusal", str(getattr(message, "refusal", None) or "content filter")[:200], **cost)
         if choices[0].finish_reason == "length":
-            raise LLMError("truncated", f"the answer hit the {completion}-token limit")
-        return LLMReply(parse_answer(content), prompt, completion, str(getattr(response, "model", self.model)))
+            raise LLMError("truncated", f"the answer hit the {completion}-token limit", **cost)
+        try:
+            data = parse_answer(content)
+        except LLMError as err:
+            raise LLMError(err.kind, str(err).split(": ", 1)[-1], **cost) from None
+        return LLMReply(data, prompt, completion, str(getattr(response, "model", None) or self.model))
 
     def _add(self, operation: str, **amounts: float) -> None:
         with self._lock:

@@ -8,7 +8,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from ..models import Evolution, Link, Note, NoteInput, NoteVersion
+from ..models import Evolution, Link, Note, NoteInput, NoteVersion, Supersession
 
 SCHEMA_VERSION = 2  # 2: tenant locks and Evolution nodes (issue 3)
 
@@ -21,7 +21,7 @@ class StoreStats:
     relationships: dict[str, int]
     indexes: list[dict[str, Any]] = field(default_factory=list)
     schema: dict[str, Any] = field(default_factory=dict)
-    evolutions: dict[str, dict[str, int]] = field(default_factory=dict)  # per analyser: count and tokens
+    evolutions: dict[str, dict[str, int]] = field(default_factory=dict)  # per analyser: adds + reanalyses, tokens
     llm: dict[str, dict[str, float]] = field(default_factory=dict)  # this process, per operation: calls, tokens...
 
 
@@ -62,7 +62,7 @@ class EvolutionWrite:
 @dataclass(frozen=True)
 class EvolutionOutcome:
     note_id: str
-    created: bool  # False: the note already existed (a repeat add), nothing was written
+    created: bool  # a new note was written (False for a repeat add, which writes nothing, and for reanalysis)
     revised: tuple[tuple[str, int], ...] = ()  # (note id, version kept) per revision
     decision: dict[str, Any] = field(default_factory=dict)
 
@@ -98,12 +98,15 @@ class NoteStore(Protocol):
     def get_note(self, tenant: str, note_id: str, *, with_embedding: bool = False) -> Note: ...
 
     def update_note(
-        self, tenant: str, note_id: str, changes: dict[str, Any], *, reason: str, embedding: np.ndarray | None
+        self, tenant: str, note_id: str, changes: dict[str, Any], *, reason: str, embedding: np.ndarray | None,
+        expected_version: int | None = None,
     ) -> None:
-        """Apply changes, keeping the old values as a NoteVersion, in one transaction."""
+        """Apply changes (None removes a field), keeping the old values as a NoteVersion, in one transaction.
+        With `expected_version`, raises EvolutionConflict and changes nothing if the note moved on."""
 
     def delete_note(self, tenant: str, note_id: str) -> None:
-        """Delete a note with its links and versions."""
+        """Delete a note with its links, its versions and the evolutions it triggered that revised no other
+        note; facts it alone superseded become valid again."""
 
     def list_notes(self, tenant: str, *, limit: int, offset: int = 0) -> list[Note]: ...
 
@@ -118,6 +121,9 @@ class NoteStore(Protocol):
 
     def evolutions(self, tenant: str, note_id: str) -> list[Evolution]:
         """Evolutions the note triggered or that revised it, oldest first."""
+
+    def superseded_by(self, tenant: str, note_id: str) -> list[Supersession]:
+        """The newer notes that invalidated this one (CONTRADICTS decisions)."""
 
     def notes_by_analysis(self, tenant: str, kinds: Sequence[str], limit: int) -> list[str]:
         """Ids of valid notes whose analysis is one of `kinds`, oldest first."""

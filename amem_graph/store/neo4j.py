@@ -17,7 +17,7 @@ from neo4j.exceptions import ServiceUnavailable, SessionExpired
 from .. import cypher, validation
 from ..embedding import canonical_model
 from ..errors import EvolutionConflict, InvalidInput, NoteNotFound, SchemaMismatch, StoreError, StoreUnavailable
-from ..models import LINK_TYPES, Evolution, Link, Note, NoteInput, NoteVersion
+from ..models import LINK_TYPES, Evolution, Link, Note, NoteInput, NoteVersion, Supersession
 from .base import SCHEMA_VERSION, EvolutionOutcome, EvolutionWrite, StoreStats
 
 _WORD = re.compile(r"\w+")
@@ -96,6 +96,8 @@ def version_from_record(props: dict[str, Any]) -> NoteVersion:
         valid_to=_time(props.get("valid_to")),
         reason=props.get("reason") or "",
         evolution_id=props.get("evolution_id"),
+        analysis=props.get("analysis"),
+        model=props.get("model"),
     )
 
 
@@ -300,13 +302,14 @@ class Neo4jStore:
         return note_from_record(row["note"], row["links"], row["embedding"])
 
     def update_note(
-        self, tenant: str, note_id: str, changes: dict[str, Any], *, reason: str, embedding: np.ndarray | None
+        self, tenant: str, note_id: str, changes: dict[str, Any], *, reason: str, embedding: np.ndarray | None,
+        expected_version: int | None = None,
     ) -> None:
         vector = None if embedding is None else validation.vector(embedding, self._require_dimension())
         try:
             rows = self._run(
                 "note/update", write=True, tenant=tenant, id=note_id, changes=changes, reason=reason,
-                embedding=vector, now=_now(),
+                embedding=vector, now=_now(), expected_version=expected_version,
             )
         except ConstraintError:
             raise InvalidInput(
@@ -314,6 +317,8 @@ class Neo4jStore:
             ) from None
         if not rows:
             raise NoteNotFound(f"no note {note_id!r} in tenant {tenant!r}")
+        if expected_version is not None and rows[0]["found"] != expected_version:
+            raise EvolutionConflict([note_id])
 
     def delete_note(self, tenant: str, note_id: str) -> None:
         rows = self._run("note/delete", write=True, tenant=tenant, id=note_id)
@@ -367,7 +372,8 @@ class Neo4jStore:
             touched = sorted({r["id"] for r in revisions} | {link.target_id for link in write.links})
             current = {r["id"]: r["version"] for r in each(tx, "evolution/note_versions", "ids", touched)}
             stale = [r["id"] for r in revisions if current.get(r["id"]) != r["expected_version"]]
-            if stale and not allow_stale:
+            # A reanalysis whose own note moved on is never applied: its analysis described another version.
+            if stale and (not allow_stale or (note_row is None and write.trigger_id in stale)):
                 raise EvolutionConflict(stale)
             decision = {**write.decision, "skipped_stale": stale}
             if note_row is not None:
@@ -404,6 +410,12 @@ class Neo4jStore:
         return [
             evolution_from_record(r["evolution"], r["revised"])
             for r in self._run("history/evolutions", tenant=tenant, id=note_id)
+        ]
+
+    def superseded_by(self, tenant: str, note_id: str) -> list[Supersession]:
+        return [
+            Supersession(r["id"], r["reason"] or "", _time(r["at"]))
+            for r in self._run("history/superseded_by", tenant=tenant, id=note_id)
         ]
 
     def notes_by_analysis(self, tenant: str, kinds: Sequence[str], limit: int) -> list[str]:

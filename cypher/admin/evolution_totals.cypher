@@ -1,4 +1,4 @@
-// Analysed adds and their LLM tokens, per analyser, as recorded on Evolution nodes (all processes, all time).
+// Evolutions (analysed adds and reanalyses) and their LLM tokens, per analyser, as recorded on Evolution nodes (all processes, all time).
 MATCH (e:Evolution)
 WHERE $tenant IS NULL OR e.tenant = $tenant
 RETURN e.analysis AS analysis, count(*) AS evolutions, sum(e.prompt_tokens) AS prompt_tokens,

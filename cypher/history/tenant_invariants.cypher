@@ -1,4 +1,4 @@
-// Soundness of one tenant's graph (used by tests and `amem-graph doctor`): links that leave the
+// Soundness of one tenant's graph (checked by the tests): links that leave the
 // tenant, and notes whose versions are not exactly 1..version-1.
 CALL () {
   MATCH (a:Note {tenant: $tenant})-[r]-(b)

@@ -4,7 +4,8 @@ MATCH (a:Note {id: row.source_id, tenant: $tenant})
 MATCH (b:Note {id: row.target_id, tenant: $tenant})
 MERGE (a)-[r:$(row.type)]->(b)
 ON CREATE SET r.created_at = $now
-SET r.reason = row.reason, r.confidence = row.confidence, r.evolution_id = $evolution_id, r.invalid_at = null
+SET r.reason = row.reason, r.confidence = row.confidence, r.evolution_id = $evolution_id, r.invalid_at = null,
+    r.invalid_reason = null, r.invalidated_by = null
 RETURN startNode(r).id AS source_id, endNode(r).id AS target_id, type(r) AS type,
        r.reason AS reason, r.confidence AS confidence, r.created_at.epochMillis AS created_at,
        r.invalid_at.epochMillis AS invalid_at

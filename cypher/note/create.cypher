@@ -1,4 +1,6 @@
 // Bulk add. MERGE on the identity constraint makes re-adding idempotent; only new notes get a vector.
+// The tenant lock keeps a bulk import from slipping a note in while an evolution of the tenant runs.
+@tenant_lock
 UNWIND $rows AS row
 MERGE (n:Note {tenant: $tenant, source: row.source, content_hash: row.content_hash})
 ON CREATE SET

@@ -1,5 +1,6 @@
 // A note goes with its links, its versions, and the evolutions it triggered that revised no other
-// note (those that did stay: they explain the other notes' versions).
+// note (those that did stay: they explain the other notes' versions). A fact it alone superseded is
+// valid again: what invalidated it is gone.
 @tenant_lock
 MATCH (n:Note {id: $id, tenant: $tenant})
 OPTIONAL MATCH (n)-[:HAS_VERSION]->(v:NoteVersion)
@@ -7,7 +8,11 @@ WITH n, collect(v) AS versions
 OPTIONAL MATCH (n)<-[:TRIGGERED_BY]-(e:Evolution)
 WHERE all(x IN [(e)-[:REVISED]->(r:NoteVersion) | r] WHERE x.note_id = n.id)
 WITH n, versions, collect(e) AS evolutions
+OPTIONAL MATCH (older:Note)-[:SUPERSEDED_BY]->(n)
+WHERE NOT EXISTS { (older)-[:SUPERSEDED_BY]->(other:Note) WHERE other <> n }
+WITH n, versions, evolutions, collect(older) AS restored
 DETACH DELETE n
 FOREACH (v IN versions | DETACH DELETE v)
 FOREACH (e IN evolutions | DETACH DELETE e)
+FOREACH (o IN restored | SET o.invalid_at = null)
 RETURN count(*) AS deleted
