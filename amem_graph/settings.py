@@ -6,11 +6,13 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TypeVar
 
 from .errors import InvalidInput
 
 DEFAULT_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
 DEFAULT_LLM_MODEL = "gpt-4o-mini"
+N = TypeVar("N", int, float)
 
 
 def default_home(env: Mapping[str, str] | None = None) -> Path:
@@ -22,30 +24,23 @@ def default_home(env: Mapping[str, str] | None = None) -> Path:
     return Path(xdg).expanduser() / "amem-graph"
 
 
+def _number(env: Mapping[str, str], name: str, default: N, minimum: N, maximum: N) -> N:
+    """A number from the environment, of the type of `default`, in [minimum, maximum]."""
+    raw = env.get(name)
+    if raw is None or raw == "":
+        return default
+    try:
+        value = type(default)(raw)
+    except ValueError:
+        kind = "an integer" if isinstance(default, int) else "a number"
+        raise InvalidInput(f"{name}={raw!r} is not {kind}") from None
+    if not minimum <= value <= maximum:
+        raise InvalidInput(f"{name}={value} must be from {minimum} to {maximum}")
+    return value
+
+
 def _int(env: Mapping[str, str], name: str, default: int, minimum: int = 1, maximum: int = 2**31) -> int:
-    raw = env.get(name)
-    if raw is None or raw == "":
-        return default
-    try:
-        value = int(raw)
-    except ValueError:
-        raise InvalidInput(f"{name}={raw!r} is not an integer") from None
-    if not minimum <= value <= maximum:
-        raise InvalidInput(f"{name}={value} must be from {minimum} to {maximum}")
-    return value
-
-
-def _float(env: Mapping[str, str], name: str, default: float, minimum: float, maximum: float) -> float:
-    raw = env.get(name)
-    if raw is None or raw == "":
-        return default
-    try:
-        value = float(raw)
-    except ValueError:
-        raise InvalidInput(f"{name}={raw!r} is not a number") from None
-    if not minimum <= value <= maximum:
-        raise InvalidInput(f"{name}={value} must be from {minimum} to {maximum}")
-    return value
+    return _number(env, name, default, minimum, maximum)
 
 
 @dataclass(frozen=True)
@@ -75,10 +70,10 @@ class LLMSettings:
             base_url=env.get("AMEM_LLM_BASE_URL") or None,
             api_key=env.get("AMEM_LLM_API_KEY") or (env.get("OPENAI_API_KEY") if env.get("AMEM_LLM_BASE_URL") else None),
             model=env.get("AMEM_LLM_MODEL") or DEFAULT_LLM_MODEL,
-            timeout_s=_float(env, "AMEM_LLM_TIMEOUT", 30.0, 0.1, 600.0),
+            timeout_s=_number(env, "AMEM_LLM_TIMEOUT", 30.0, 0.1, 600.0),
             max_retries=_int(env, "AMEM_LLM_MAX_RETRIES", 3, minimum=0, maximum=10),
             concurrency=_int(env, "AMEM_LLM_CONCURRENCY", 4, maximum=256),
-            backoff_s=_float(env, "AMEM_LLM_BACKOFF", 0.5, 0.0, 60.0),
+            backoff_s=_number(env, "AMEM_LLM_BACKOFF", 0.5, 0.0, 60.0),
             structured=(env.get("AMEM_LLM_STRUCTURED") or "1").lower() not in ("0", "false", "no", "off"),
         )
 

@@ -17,12 +17,19 @@ def register(app: typer.Typer) -> None:
         app.command()(user_errors(command))
 
 
-def show(note_id: str, tenant: TenantOption = None, as_json: JsonOption = False) -> None:
-    """A note with its links (and their reasons) and its versions."""
+def _history(note_id: str, tenant: str | None, as_json: bool) -> NoteHistory | None:
+    """The note's history, or None once printed as JSON."""
     with memory(tenant) as mem:
         found = mem.history(note_id)
     if as_json:
         print_json(found.to_dict())
+        return None
+    return found
+
+
+def show(note_id: str, tenant: TenantOption = None, as_json: JsonOption = False) -> None:
+    """A note with its links (and their reasons) and its versions."""
+    if (found := _history(note_id, tenant, as_json)) is None:
         return
     show_note(found.note)
     for newer in found.superseded_by:
@@ -32,10 +39,7 @@ def show(note_id: str, tenant: TenantOption = None, as_json: JsonOption = False)
 
 def history(note_id: str, tenant: TenantOption = None, as_json: JsonOption = False) -> None:
     """A note's versions and the evolutions that triggered from it or revised it."""
-    with memory(tenant) as mem:
-        found = mem.history(note_id)
-    if as_json:
-        print_json(found.to_dict())
+    if (found := _history(note_id, tenant, as_json)) is None:
         return
     _versions(found)
     table = Table("at", "trigger", "analysis", "model", "tokens", "revised")
