@@ -72,7 +72,7 @@ class AgenticMemory:
         category: str | None = None,
         importance: float = 0.5,
         event_time: datetime | str | None = None,
-        id: str | None = None,  # noqa: A002 - the domain's name for it
+        id: str | None = None,
     ) -> Note:
         """Store one note: analysed (keywords, context, tags), linked to related notes, and evolving them,
         in one transaction. Adding the same content from the same source again returns the existing note."""
@@ -221,7 +221,7 @@ class AgenticMemory:
         self,
         source_id: str,
         target_id: str,
-        type: str = "RELATES_TO",  # noqa: A002 - the domain's name for it
+        type: str = "RELATES_TO",
         *,
         reason: str = "",
         confidence: float = 1.0,

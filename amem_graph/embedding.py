@@ -35,13 +35,13 @@ def resolve_model(name: str) -> str:
 _loading = threading.Lock()
 
 
-def _load(name: str):  # noqa: ANN202 - SentenceTransformer, imported lazily (torch is slow to import)
+def _load(name: str):
     with _loading:  # threads that embed at once load the model once
         return _load_once(name)
 
 
 @cache
-def _load_once(name: str):  # noqa: ANN202
+def _load_once(name: str):
     from sentence_transformers import SentenceTransformer
 
     try:

@@ -14,9 +14,9 @@ import numpy as np
 from .embedding import Embedder, composite_text
 from .errors import EvolutionConflict
 from .llm.analyser import Analyser
+from .llm.heuristic import split_speaker
 from .llm.prompts import PROMPT_VERSION
 from .log import event
-from .llm.heuristic import split_speaker
 from .models import LINK_TYPES, Link, Note, NoteAnalysis, NoteInput, SearchHit
 from .retrieval import seeds
 from .settings import Settings

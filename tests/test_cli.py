@@ -15,7 +15,7 @@ from .conftest import free_port
 runner = CliRunner()
 
 
-def run(env: dict[str, str], *args: str, input: str | None = None):  # noqa: A002
+def run(env: dict[str, str], *args: str, input: str | None = None):
     return runner.invoke(app, list(args), env=env, input=input, catch_exceptions=False)
 
 

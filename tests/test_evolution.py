@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 from amem_graph import AgenticMemory, Settings
-from amem_graph.embedding import composite_text
 from amem_graph.bench.scripted_llm import Answer, Delay, Fault, ScriptedLLM
+from amem_graph.embedding import composite_text
 from amem_graph.errors import EvolutionConflict, LLMNotConfigured
 from amem_graph.models import LINK_TYPES
 from amem_graph.settings import LLMSettings
@@ -41,7 +41,7 @@ def llm_memory(settings: Settings, tenant: str, llm: ScriptedLLM) -> Iterator[Ag
 
 def graph_is_sound(memory: AgenticMemory) -> None:
     """Every link joins two notes of the tenant; every note's versions run 1..version-1 exactly once."""
-    rows = memory.store._run(  # noqa: SLF001 - a read-only invariant check straight on the graph
+    rows = memory.store._run(
         "history/tenant_invariants", tenant=memory.tenant, link_types=sorted(LINK_TYPES)
     )[0]
     assert rows["foreign_links"] == 0
@@ -112,7 +112,7 @@ def test_contradiction_supersedes_the_older_fact(llm: ScriptedLLM, llm_memory: A
     llm.script(analysis(links=[{"target_id": "c1", "type": "CONTRADICTS", "reason": "she lost that job", "confidence": 0.95}]))
     new = mem.add("Gina lost her job at Door Dash.", event_time="2023-03-01T00:00:00Z")
     assert mem.get(old.id).invalid_at is not None and mem.get(new.id).invalid_at is None
-    superseded = mem.store._run(  # noqa: SLF001
+    superseded = mem.store._run(
         "history/superseded_by", tenant=mem.tenant, id=old.id
     )
     assert [(r["id"], r["reason"]) for r in superseded] == [(new.id, "she lost that job")]

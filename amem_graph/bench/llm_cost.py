@@ -16,8 +16,8 @@ from ..llm.prompts import ANALYSIS_SCHEMA, PROMPT_VERSION
 from ..llm.tokens import TOKENIZER, count_tokens
 from ..settings import LLMSettings, Settings
 from . import locomo
-from .timing import TimedEmbedder, percentiles
 from .scripted_llm import ScriptedLLM
+from .timing import TimedEmbedder, percentiles
 
 OPERATION = "analyse_note"
 WARMUP_NOTES = 20  # planned statements and JIT, as in a long-running service; not counted

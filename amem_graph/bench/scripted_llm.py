@@ -144,16 +144,16 @@ class ScriptedLLM:
         llm = self
 
         class Handler(BaseHTTPRequestHandler):
-            def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the base class's name
+            def log_message(self, format: str, *args: Any) -> None:
                 pass
 
-            def do_GET(self) -> None:  # noqa: N802 - http.server's name
+            def do_GET(self) -> None:
                 if self.path.endswith("/models"):
                     self._send(200, {"object": "list", "data": [{"id": "scripted", "object": "model", "owned_by": "tests"}]})
                 else:
                     self._send(404, {"error": {"message": f"no route {self.path}"}})
 
-            def do_POST(self) -> None:  # noqa: N802 - http.server's name
+            def do_POST(self) -> None:
                 if not self.path.endswith("/chat/completions"):
                     self._send(404, {"error": {"message": f"no route {self.path}"}})
                     return

@@ -20,7 +20,6 @@ from ..settings import Settings
 from ..store import open_store
 from .common import console, print_json
 
-
 REMOTE = "not needed: NEO4J_URI names the database, the local server is not used"
 
 
