@@ -194,7 +194,8 @@ class AgenticMemory:
         field changes; read again and retried if an evolution changed the note in between."""
         if "content" in values:
             values = {**values, "content_hash": validation.content_hash(values["content"])}
-        for attempt in range(1, self.settings.evolution_attempts + 1):
+        attempts = max(1, self.settings.evolution_attempts)
+        for attempt in range(1, attempts + 1):
             current = self.get(note_id, tenant=tenant)
             embedding = None
             if values.keys() & {"content", "context", "keywords", "tags"}:
@@ -208,7 +209,7 @@ class AgenticMemory:
                 )
                 break
             except EvolutionConflict:
-                if attempt == self.settings.evolution_attempts:
+                if attempt == attempts:
                     raise
         return self.get(note_id, tenant=tenant)
 

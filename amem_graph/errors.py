@@ -61,8 +61,11 @@ class LLMNotConfigured(AmemError):
 
 
 class EvolutionConflict(AmemError):
-    """A neighbour changed between analysis and write (a concurrent add); the add is analysed again."""
+    """Notes changed between reading and writing (concurrent writers). Adds are analysed again and
+    updates retried; this reaches a caller only if the notes kept changing: try again."""
+
+    exit_code = 9
 
     def __init__(self, stale: list[str]) -> None:
-        super().__init__(f"neighbours changed during analysis: {', '.join(stale)}")
+        super().__init__(f"these notes kept changing under concurrent writers, try again: {', '.join(stale)}")
         self.stale = stale

@@ -80,7 +80,7 @@ class Evolver:
     def _attempts(
         self, tenant: str, note_id: str, plan: Callable[[], EvolutionWrite | None]
     ) -> EvolutionOutcome | None:
-        attempts = self.settings.evolution_attempts
+        attempts = max(1, self.settings.evolution_attempts)
         for attempt in range(1, attempts + 1):
             write = plan()
             if write is None:
@@ -91,7 +91,9 @@ class Evolver:
                 )
             except EvolutionConflict as conflict:
                 event("evolution_conflict", logging.INFO, note_id=note_id, attempt=attempt, stale=conflict.stale)
-        return None  # only a reanalysis gets here: its note kept changing, so it keeps what it has
+        # Only a reanalysis gets here (an add's last attempt skips stale neighbours): its note kept changing.
+        event("reanalysis_abandoned", note_id=note_id, attempts=attempts)
+        return None
 
     def _candidates(self, tenant: str, query: str, vector: np.ndarray, *, exclude: str | None = None) -> list[SearchHit]:
         """Hybrid search for the notes the analyser may link to and evolve (valid notes only)."""
@@ -105,7 +107,7 @@ class Evolver:
         self, note: NoteInput, analysis: NoteAnalysis, candidates: Sequence[SearchHit], *, existing: Note | None = None
     ) -> EvolutionWrite:
         by_id = {hit.note.id: hit.note for hit in candidates}
-        analysis = self._offered_only(analysis, by_id)
+        analysis = self._offered_only(note.id, analysis, by_id)
         own = NoteInput(  # what the caller gave wins over what was derived
             content=note.content, source=note.source, category=note.category, importance=note.importance,
             event_time=note.event_time, id=note.id,
@@ -163,7 +165,7 @@ class Evolver:
         )
 
     @staticmethod
-    def _offered_only(analysis: NoteAnalysis, offered: dict[str, Note]) -> NoteAnalysis:
+    def _offered_only(note_id: str, analysis: NoteAnalysis, offered: dict[str, Note]) -> NoteAnalysis:
         """Whatever the analyser, only offered candidates and known link types reach the graph."""
         links = tuple(link for link in analysis.links if link.target_id in offered and link.type in LINK_TYPES)
         updates = tuple(update for update in analysis.updates if update.id in offered)
@@ -173,7 +175,7 @@ class Evolver:
                    for link in analysis.links if link not in links]
         dropped += [f"update of {update.id!r}: not offered" for update in analysis.updates if update not in updates]
         for reason in dropped:
-            event("analysis_dropped", reason=reason, analysis=analysis.analysis)
+            event("analysis_dropped", note_id=note_id, reason=reason, analysis=analysis.analysis)
         return replace(analysis, links=links, updates=updates, dropped=analysis.dropped + tuple(dropped))
 
     @staticmethod

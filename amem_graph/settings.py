@@ -12,6 +12,7 @@ from .errors import InvalidInput
 
 DEFAULT_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
 DEFAULT_LLM_MODEL = "gpt-4o-mini"
+OPENAI_BASE_URL = "https://api.openai.com/v1"  # with a key and no base URL
 N = TypeVar("N", int, float)
 
 
@@ -65,10 +66,10 @@ class LLMSettings:
     @classmethod
     def from_env(cls, env: Mapping[str, str]) -> LLMSettings:
         return cls(
-            # Only AMEM_LLM_* turn analysis by an LLM on: a key in OPENAI_API_KEY alone must not send every
-            # note to a provider the user never chose for this. With a base URL set, it serves as the key.
+            # Only AMEM_LLM_* are read: OPENAI_API_KEY alone must not send every note to a provider the user
+            # never chose for this, nor go to whatever server AMEM_LLM_BASE_URL names.
             base_url=env.get("AMEM_LLM_BASE_URL") or None,
-            api_key=env.get("AMEM_LLM_API_KEY") or (env.get("OPENAI_API_KEY") if env.get("AMEM_LLM_BASE_URL") else None),
+            api_key=env.get("AMEM_LLM_API_KEY") or None,
             model=env.get("AMEM_LLM_MODEL") or DEFAULT_LLM_MODEL,
             timeout_s=_number(env, "AMEM_LLM_TIMEOUT", 30.0, 0.1, 600.0),
             max_retries=_int(env, "AMEM_LLM_MAX_RETRIES", 3, minimum=0, maximum=10),

@@ -56,5 +56,6 @@ def test_concurrent_adds_on_one_tenant_lose_nothing(settings: Settings, tenant: 
                 # every neighbour update it planned was written as a version, unless skipped as stale
                 planned = set(own.decision["revisions"]) - set(own.decision["skipped_stale"])
                 assert planned == {note_id for note_id, _ in own.revised}
+
         finally:
             memory.store.delete_tenant(tenant)

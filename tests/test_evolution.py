@@ -9,11 +9,11 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from amem_graph import AgenticMemory, Settings
+from amem_graph import AgenticMemory, Settings, validation
 from amem_graph.bench.scripted_llm import Answer, Delay, Fault, ScriptedLLM
 from amem_graph.embedding import composite_text
 from amem_graph.errors import EvolutionConflict, LLMNotConfigured
-from amem_graph.models import LINK_TYPES
+from amem_graph.models import LINK_TYPES, NoteInput
 from amem_graph.settings import LLMSettings
 
 
@@ -124,6 +124,17 @@ def test_contradiction_supersedes_the_older_fact(llm: ScriptedLLM, llm_memory: A
     assert mem.get(old.id).invalid_at is None
 
 
+def test_a_contradiction_without_two_event_times_goes_by_when_notes_were_stored(
+    llm: ScriptedLLM, llm_memory: AgenticMemory
+) -> None:
+    mem = llm_memory
+    llm.script(analysis())
+    undated = mem.add("Gina works at Door Dash.")  # stored first, no event time
+    llm.script(analysis(links=[{"target_id": "c1", "type": "CONTRADICTS", "reason": "she quit", "confidence": 0.9}]))
+    dated = mem.add("Gina quit Door Dash.", event_time="2023-01-01T00:00:00Z")  # a past event time, stored later
+    assert mem.get(undated.id).invalid_at is not None and mem.get(dated.id).invalid_at is None
+
+
 def test_a_contradicting_note_about_an_earlier_time_is_the_one_superseded(
     llm: ScriptedLLM, llm_memory: AgenticMemory
 ) -> None:
@@ -184,12 +195,21 @@ def test_revert_restores_a_version_and_keeps_the_chain(llm: ScriptedLLM, llm_mem
     graph_is_sound(mem)
 
 
-def test_revert_restores_absent_fields_and_the_analyser(memory: AgenticMemory) -> None:
-    note = memory.add("Nate bought a turtle.")  # no category, no event time, heuristic analysis
-    memory.update(note.id, category="pets", event_time="2023-01-01T00:00:00Z", context="Nate's turtle")
-    reverted = memory.revert(note.id, 1)
-    assert (reverted.category, reverted.event_time, reverted.context) == (None, None, note.context)
-    assert (reverted.analysis, reverted.model) == ("heuristic", "heuristic-v1")
+def test_revert_restores_absent_fields_and_the_analyser(settings: Settings, tenant: str, llm: ScriptedLLM) -> None:
+    with AgenticMemory(settings, tenant=tenant) as offline:
+        try:
+            note = offline.add("Nate bought a turtle.")  # no category, no event time, heuristic analysis
+            configured = replace(settings, llm=LLMSettings(base_url=llm.base_url, model="scripted", backoff_s=0))
+            with AgenticMemory(configured, tenant=tenant) as online:
+                assert online.reanalyze([note.id]) == [note.id]
+                online.update(note.id, category="pets", event_time="2023-01-01T00:00:00Z")
+                changed = online.get(note.id)
+                assert (changed.analysis, changed.category, changed.version) == ("llm", "pets", 3)
+                reverted = online.revert(note.id, 1)
+            assert (reverted.category, reverted.event_time, reverted.context) == (None, None, note.context)
+            assert (reverted.analysis, reverted.model, reverted.keywords) == ("heuristic", "heuristic-v1", note.keywords)
+        finally:
+            offline.store.delete_tenant(tenant)
 
 
 def test_an_update_against_a_stale_version_changes_nothing(memory: AgenticMemory) -> None:
@@ -250,3 +270,25 @@ def test_reanalyze_upgrades_heuristic_notes(settings: Settings, tenant: str, llm
                 graph_is_sound(online)
         finally:
             offline.store.delete_tenant(tenant)
+
+
+def test_an_evolution_planned_on_a_stale_neighbour_is_refused_then_skipped(
+    llm: ScriptedLLM, llm_memory: AgenticMemory
+) -> None:
+    """The lost-update guard, step by step: plan an evolution of A, let A change, then try to write."""
+    mem = llm_memory
+    llm.script(analysis())
+    a = mem.add("Alice adopted a dog.")
+    llm.script(analysis(updates=[{"id": "c1", "context": "The dog is Max.", "add_tags": [], "remove_tags": [],
+                                  "reason": "named"}]))
+    note = validation.note_input(NoteInput(content="Alice's dog is named Max."), 20_000)
+    hits = mem.evolver._candidates(mem.tenant, note.content, mem.embedder.embed_one(note.content))  # noqa: SLF001
+    write = mem.evolver._plan(note, mem.analyser.analyse(note, hits), hits)  # noqa: SLF001
+    assert [r.id for r in write.revisions] == [a.id]
+    mem.update(a.id, context="Edited meanwhile.")  # A moves on to version 2
+    with pytest.raises(EvolutionConflict):
+        mem.store.apply_evolution(mem.tenant, write, link_budget=20, allow_stale=False)
+    assert mem.stats(tenant=mem.tenant).labels["Note"] == 1  # the refused write left nothing
+    outcome = mem.store.apply_evolution(mem.tenant, write, link_budget=20, allow_stale=True)
+    assert outcome.created and outcome.revised == () and outcome.decision["skipped_stale"] == [a.id]
+    assert mem.get(a.id).context == "Edited meanwhile."  # the stale plan did not overwrite the edit

@@ -159,12 +159,18 @@ def test_analyser_drops_what_does_not_fit_and_says_why(llm: ScriptedLLM, caplog:
     assert sum(1 for line in logged if line["event"] == "analysis_dropped") == len(result.dropped)
 
 
-@pytest.mark.parametrize("body", ['{"error": "cannot comply"}', "{}", '{"tags": ["x"]}'])
+@pytest.mark.parametrize(
+    "body",
+    ['{"error": "cannot comply"}', "{}", '{"tags": ["x"]}', '{"keywords": null, "context": null}',
+     '{"keywords": "x", "context": 3}', '{"keywords": [], "context": ""}', '{"keywords": ["x"], "context": "  "}'],
+)
 def test_an_answer_without_analysis_degrades(llm: ScriptedLLM, body: str) -> None:
     llm.script(Answer(body))
-    result = LLMAnalyser(client(llm)).analyse(NoteInput(content="Max is a beagle.", id="new"), [])
-    assert result.analysis == "degraded" and "lacks" in (result.degraded_reason or "")
+    the_client = client(llm)
+    result = LLMAnalyser(the_client).analyse(NoteInput(content="Max is a beagle.", id="new"), [])
+    assert result.analysis == "degraded" and "no usable keywords or context" in (result.degraded_reason or "")
     assert result.keywords and result.prompt_tokens > 0  # heuristic fields; the call's cost is kept
+    assert the_client.usage()["analyse_note"]["failures"] == 1
 
 
 def test_the_model_list_is_read_and_failures_are_typed(llm: ScriptedLLM) -> None:

@@ -98,7 +98,7 @@ def test_llm_settings_from_the_environment() -> None:
     assert not ollama.llm.structured and ollama.link_budget == 7
     assert Settings.from_env({"AMEM_LLM_API_KEY": "sk-x"}).llm.configured
     assert not Settings.from_env({"OPENAI_API_KEY": "sk-x"}).llm.configured  # no silent opt-in
-    assert Settings.from_env({"OPENAI_API_KEY": "sk-x", "AMEM_LLM_BASE_URL": "http://h/v1"}).llm.api_key == "sk-x"
+    assert Settings.from_env({"OPENAI_API_KEY": "sk-x", "AMEM_LLM_BASE_URL": "http://h/v1"}).llm.api_key is None
     for name, value in (("AMEM_LLM_TIMEOUT", "soon"), ("AMEM_LLM_TIMEOUT", "0"), ("AMEM_LINK_BUDGET", "0"),
                         ("AMEM_LLM_CONCURRENCY", "-1")):
         with pytest.raises(InvalidInput, match=name):

@@ -32,8 +32,6 @@ def show(note_id: str, tenant: TenantOption = None, as_json: JsonOption = False)
     if (found := _history(note_id, tenant, as_json)) is None:
         return
     show_note(found.note)
-    for newer in found.superseded_by:
-        console.print(f"  superseded by {newer.newer_id}: {newer.reason}", markup=False, highlight=False)
     _versions(found)
 
 
@@ -87,6 +85,8 @@ def reanalyze(
 
 
 def _versions(found: NoteHistory) -> None:
+    for newer in found.superseded_by:
+        console.print(f"Superseded by {newer.newer_id}: {newer.reason}", markup=False, highlight=False)
     if not found.versions:
         console.print(f"Version {found.note.version}; no earlier versions.")
         return

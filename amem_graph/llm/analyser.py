@@ -18,7 +18,6 @@ MAX_LABEL_CHARS = 100
 MAX_CONTEXT_CHARS = 1_000
 MAX_REASON_CHARS = 500
 DEFAULT_CONFIDENCE = 0.5
-REQUIRED = ("keywords", "context")  # an answer without these did not analyse the note at all
 
 
 class Analyser(Protocol):
@@ -45,28 +44,20 @@ class LLMAnalyser:
             reply = self.client.complete_json(
                 "analyse_note", analysis_messages(note, candidates), ANALYSIS_SCHEMA, max_tokens=MAX_ANSWER_TOKENS
             )
-            missing = [name for name in REQUIRED if name not in reply.data]
-            if missing:
-                raise LLMError(
-                    "malformed", f"the answer lacks {', '.join(missing)}",
-                    prompt_tokens=reply.prompt_tokens, completion_tokens=reply.completion_tokens,
-                )
         except LLMError as err:
-            event("analysis_degraded", note_id=note.id, kind=err.kind, error=str(err), model=self.model)
-            return replace(
-                self.fallback.analyse(note, candidates), analysis="degraded", degraded_reason=str(err),
-                prompt_tokens=err.prompt_tokens, completion_tokens=err.completion_tokens,
-            )
+            return self._degraded(note, candidates, err)
         offered = {handle(i): hit.note.id for i, hit in enumerate(candidates)}
         offered.update({hit.note.id: hit.note.id for hit in candidates})
         answer = _Answer(reply.data, offered)
         keywords = answer.labels("keywords", reply.data.get("keywords"))
-        context, tags = answer.context(), answer.labels("tags", reply.data.get("tags"))
-        if keywords is None or context is None or tags is None:
-            heuristic = self.fallback.analyse(note, ())
-            keywords = heuristic.keywords if keywords is None else keywords
-            context = heuristic.context if context is None else context
-            tags = heuristic.tags if tags is None else tags
+        context = answer.context()
+        if not keywords or context is None:  # the answer did not analyse the note: it is not an LLM analysis
+            self.client.count_failure("analyse_note")
+            cost = {"prompt_tokens": reply.prompt_tokens, "completion_tokens": reply.completion_tokens}
+            return self._degraded(note, candidates, LLMError("malformed", "no usable keywords or context", **cost))
+        tags = answer.labels("tags", reply.data.get("tags"))
+        if tags is None:
+            tags = self.fallback.analyse(note, ()).tags
         analysis = NoteAnalysis(
             keywords=keywords, context=context, tags=tags, links=answer.links(), updates=answer.updates(),
             analysis="llm", model=reply.model, prompt_tokens=reply.prompt_tokens,
@@ -75,6 +66,14 @@ class LLMAnalyser:
         for reason in analysis.dropped:
             event("analysis_dropped", note_id=note.id, model=reply.model, reason=reason)
         return analysis
+
+    def _degraded(self, note: NoteInput, candidates: Sequence[SearchHit], err: LLMError) -> NoteAnalysis:
+        """The heuristic analysis, marked degraded, with the reason and what the failed call cost."""
+        event("analysis_degraded", note_id=note.id, kind=err.kind, error=str(err), model=self.model)
+        return replace(
+            self.fallback.analyse(note, candidates), analysis="degraded", degraded_reason=str(err),
+            prompt_tokens=err.prompt_tokens, completion_tokens=err.completion_tokens,
+        )
 
 
 class _Answer:

@@ -13,14 +13,14 @@ import openai
 
 from ..errors import LLMError
 from ..log import event
-from ..settings import LLMSettings
+from ..settings import OPENAI_BASE_URL, LLMSettings
 from .parsing import parse_answer
 from .tokens import count_prompt_tokens, count_tokens
 
 BACKOFF_CAP_S = 8.0
 _RETRY_STATUS = frozenset({408, 409, 429})
-# What an endpoint that answers nonsense (cut-off bodies, wrong shapes) makes the SDK or our reading raise.
-_GARBLED = (ValueError, TypeError, AttributeError, KeyError, IndexError, openai.OpenAIError)
+# What the SDK raises when a model list is not one.
+_GARBLED = (ValueError, TypeError, AttributeError, openai.APIResponseValidationError)
 
 
 @dataclass
@@ -55,7 +55,7 @@ class LLMClient:
         self.settings = settings
         self.model = settings.model
         self._client = openai.OpenAI(
-            base_url=settings.base_url,
+            base_url=settings.base_url or OPENAI_BASE_URL,  # explicit: the SDK would read OPENAI_BASE_URL
             api_key=settings.api_key or "unused",  # local servers (vLLM, Ollama) take any key
             timeout=settings.timeout_s,
             max_retries=0,  # retries are ours: counted, logged, with jitter
@@ -75,11 +75,8 @@ class LLMClient:
                 response = self._send(operation, messages, schema, max_tokens)
             return self._read(operation, messages, response)
         except LLMError:
-            self._add(operation, failures=1)
+            self.count_failure(operation)
             raise
-        except _GARBLED as err:  # after the typed cases: an answer no client could read
-            self._add(operation, failures=1)
-            raise LLMError("malformed", f"unreadable answer from {self.settings.base_url}: {err!r}"[:300]) from None
         finally:
             self._add(operation, seconds=time.perf_counter() - started)
 
@@ -95,6 +92,10 @@ class LLMClient:
             raise LLMError("connection", f"{self.settings.base_url}: {err}") from None
         except _GARBLED as err:
             raise LLMError("malformed", f"unreadable model list from {self.settings.base_url}: {err!r}"[:300]) from None
+
+    def count_failure(self, operation: str) -> None:
+        """Count an operation as failed (also when a caller rejects an answer that arrived)."""
+        self._add(operation, failures=1)
 
     def usage(self) -> dict[str, dict[str, float]]:
         with self._lock:
@@ -124,6 +125,9 @@ class LLMClient:
                 return self._client.chat.completions.create(
                     model=self.model, messages=messages, temperature=0, max_tokens=max_tokens, **extra  # type: ignore[arg-type]
                 )
+            except (ValueError, openai.APIResponseValidationError) as err:  # a 200 whose body is not a completion
+                self._add(operation, prompt_tokens=count_prompt_tokens(messages))  # the request was still read
+                raise LLMError("malformed", f"unreadable answer from {self.settings.base_url}: {err!r}"[:300]) from None
             except openai.APIStatusError as err:
                 retry = err.status_code in _RETRY_STATUS or err.status_code >= 500
                 kind = "rate_limited" if err.status_code == 429 else "server" if retry else "rejected"
@@ -144,9 +148,15 @@ class LLMClient:
         return max(jittered, min(retry_after, 4 * BACKOFF_CAP_S)) if retry_after is not None else jittered
 
     def _read(self, operation: str, messages: list[dict[str, str]], response: Any) -> LLMReply:
-        choices = getattr(response, "choices", None) or []
-        message = choices[0].message if choices else None
-        content = (getattr(message, "content", None) or "") if message else ""
+        try:  # servers that are only roughly compatible send odd shapes: read defensively
+            choices = list(getattr(response, "choices", None) or [])
+            message = choices[0].message if choices else None
+            finish_reason = choices[0].finish_reason if choices else None
+            content = str(getattr(message, "content", None) or "") if message else ""
+            refusal = getattr(message, "refusal", None) if message else None
+        except (TypeError, AttributeError, IndexError) as err:
+            self._add(operation, prompt_tokens=count_prompt_tokens(messages))
+            raise LLMError("malformed", f"the answer is not a chat completion: {err!r}"[:300]) from None
         usage = getattr(response, "usage", None)
         prompt = getattr(usage, "prompt_tokens", None)
         completion = getattr(usage, "completion_tokens", None)
@@ -156,9 +166,9 @@ class LLMClient:
         cost = {"prompt_tokens": prompt, "completion_tokens": completion}
         if message is None:
             raise LLMError("malformed", "the answer has no message", **cost)
-        if getattr(message, "refusal", None) or choices[0].finish_reason == "content_filter":
-            raise LLMError("refusal", str(getattr(message, "refusal", None) or "content filter")[:200], **cost)
-        if choices[0].finish_reason == "length":
+        if refusal or finish_reason == "content_filter":
+            raise LLMError("refusal", str(refusal or "content filter")[:200], **cost)
+        if finish_reason == "length":
             raise LLMError("truncated", f"the answer hit the {completion}-token limit", **cost)
         try:
             data = parse_answer(content)

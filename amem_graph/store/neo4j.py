@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 import re
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -16,6 +17,7 @@ from neo4j.exceptions import ServiceUnavailable, SessionExpired
 
 from .. import cypher, validation
 from ..embedding import canonical_model
+from ..log import event
 from ..errors import EvolutionConflict, InvalidInput, NoteNotFound, SchemaMismatch, StoreError, StoreUnavailable
 from ..models import LINK_TYPES, Evolution, Link, Note, NoteInput, NoteVersion, Supersession
 from .base import SCHEMA_VERSION, EvolutionOutcome, EvolutionWrite, StoreStats
@@ -113,6 +115,14 @@ def evolution_from_record(props: dict[str, Any], revised: Sequence[Sequence[Any]
         completion_tokens=int(props.get("completion_tokens") or 0),
         revised=tuple(sorted((str(note_id), int(version)) for note_id, version in revised)),
     )
+
+
+class _Repeat(Exception):  # noqa: N818 - control flow inside one transaction function, never escapes
+    """The note of an evolution turned out to exist already: the transaction rolls back."""
+
+    def __init__(self, note_id: str) -> None:
+        super().__init__(note_id)
+        self.note_id = note_id
 
 
 def _link_row(link: Link) -> dict[str, Any]:
@@ -322,8 +332,10 @@ class Neo4jStore:
 
     def delete_note(self, tenant: str, note_id: str) -> None:
         rows = self._run("note/delete", write=True, tenant=tenant, id=note_id)
-        if not rows or rows[0]["deleted"] == 0:
+        if not rows:
             raise NoteNotFound(f"no note {note_id!r} in tenant {tenant!r}")
+        if restored := rows[0]["restored"]:
+            event("facts_restored", logging.INFO, deleted=note_id, restored=restored)
 
     def list_notes(self, tenant: str, *, limit: int, offset: int = 0) -> list[Note]:
         return [note_from_record(r["note"]) for r in self._run("note/list", tenant=tenant, limit=limit, offset=offset)]
@@ -376,8 +388,8 @@ class Neo4jStore:
             if stale and (not allow_stale or (note_row is None and write.trigger_id in stale)):
                 raise EvolutionConflict(stale)
             decision = {**write.decision, "skipped_stale": stale}
-            if note_row is not None:
-                run(tx, "note/create", rows=[note_row])
+            if note_row is not None and not (created := run(tx, "note/create", rows=[note_row])[0])["created"]:
+                raise _Repeat(created["id"])  # a writer without the lock got there first: roll back
             fresh = [r for r in revisions if r["id"] not in stale]
             revised = [(r["note_id"], r["version"]) for r in each(tx, "evolution/revise", "revisions", fresh)]
             links = [_link_row(link) for link in write.links if link.target_id in current]
@@ -400,6 +412,8 @@ class Neo4jStore:
 
         try:
             return self._write_transaction("evolution", work)
+        except _Repeat as repeat:
+            return EvolutionOutcome(repeat.note_id, created=False)
         except ConstraintError as err:
             raise InvalidInput(f"a note id is already taken: {err.message}") from None
 

@@ -15,4 +15,4 @@ DETACH DELETE n
 FOREACH (v IN versions | DETACH DELETE v)
 FOREACH (e IN evolutions | DETACH DELETE e)
 FOREACH (o IN restored | SET o.invalid_at = null)
-RETURN count(*) AS deleted
+RETURN [o IN restored | o.id] AS restored
