@@ -282,8 +282,8 @@ def test_an_evolution_planned_on_a_stale_neighbour_is_refused_then_skipped(
     llm.script(analysis(updates=[{"id": "c1", "context": "The dog is Max.", "add_tags": [], "remove_tags": [],
                                   "reason": "named"}]))
     note = validation.note_input(NoteInput(content="Alice's dog is named Max."), 20_000)
-    hits = mem.evolver._candidates(mem.tenant, note.content, mem.embedder.embed_one(note.content))  # noqa: SLF001
-    write = mem.evolver._plan(note, mem.analyser.analyse(note, hits), hits)  # noqa: SLF001
+    hits = mem.evolver._candidates(mem.tenant, note.content, mem.embedder.embed_one(note.content))
+    write = mem.evolver._plan(note, mem.analyser.analyse(note, hits), hits)
     assert [r.id for r in write.revisions] == [a.id]
     mem.update(a.id, context="Edited meanwhile.")  # A moves on to version 2
     with pytest.raises(EvolutionConflict):

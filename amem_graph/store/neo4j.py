@@ -117,7 +117,7 @@ def evolution_from_record(props: dict[str, Any], revised: Sequence[Sequence[Any]
     )
 
 
-class _Repeat(Exception):  # noqa: N818 - control flow inside one transaction function, never escapes
+class _Repeat(Exception):  # control flow inside one transaction function; never escapes it
     """The note of an evolution turned out to exist already: the transaction rolls back."""
 
     def __init__(self, note_id: str) -> None:
