@@ -316,7 +316,7 @@ class AgenticMemory:
             kinds = ["heuristic", "degraded", *(["none"] if include_unanalysed else [])]
             ids = self.store.notes_by_analysis(tenant, kinds, limit)
         else:
-            ids = [validation.note_id(i) for i in note_ids]
+            ids = [self.get(i, tenant=tenant).id for i in note_ids]  # an unknown id fails before any work
         return [i for i in ids if self.evolver.reanalyze(tenant, i) is not None]
 
     def stats(self, *, tenant: str | None = None) -> StoreStats:
