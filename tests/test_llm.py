@@ -179,3 +179,16 @@ def test_the_model_list_is_read_and_failures_are_typed(llm: ScriptedLLM) -> None
     with pytest.raises(LLMError) as caught:
         gone.models()
     assert caught.value.kind == "connection"
+
+
+def test_client_switches_to_reasoning_model_parameters_once_refused(llm: ScriptedLLM) -> None:
+    refusal = "Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead."
+    llm.script(Fault(400, message=refusal), Answer(GOOD), Answer(GOOD))
+    the_client = client(llm, max_retries=0)
+    for _ in range(2):
+        assert the_client.complete_json("op", MESSAGES, ANALYSIS_SCHEMA, max_tokens=77).data["context"] == "About Max."
+    first, second, third = llm.requests
+    assert first["max_tokens"] == 77 and first["temperature"] == 0
+    for later in (second, third):  # switched once, then kept
+        assert later["max_completion_tokens"] == 77 and "max_tokens" not in later and "temperature" not in later
+    assert the_client.usage()["op"]["calls"] == 3 and the_client.usage()["op"]["failures"] == 0

@@ -33,10 +33,11 @@ class Answer:
 
 @dataclass(frozen=True)
 class Fault:
-    """An HTTP error status (429, 500...), optionally with Retry-After."""
+    """An HTTP error status (429, 500...), optionally with Retry-After and the error's message."""
 
     status: int
     retry_after: float | None = None
+    message: str | None = None
 
 
 @dataclass(frozen=True)
@@ -165,7 +166,8 @@ class ScriptedLLM:
                         reply = reply.then or llm.responder(request)
                     if isinstance(reply, Fault):
                         headers = {"Retry-After": str(reply.retry_after)} if reply.retry_after is not None else {}
-                        self._send(reply.status, {"error": {"message": f"scripted {reply.status}"}}, headers)
+                        message = reply.message or f"scripted {reply.status}"
+                        self._send(reply.status, {"error": {"message": message}}, headers)
                     elif isinstance(reply, Raw):
                         self._send_bytes(200, reply.body)
                     else:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import random
 import threading
 import time
@@ -64,6 +65,8 @@ class LLMClient:
         self._lock = threading.Lock()
         self._usage: dict[str, Usage] = {}
         self._sleep = sleep
+        # Reasoning models refuse max_tokens and temperature: learnt from the first refusal, then kept.
+        self._reasoning_parameters = False
 
     def complete_json(
         self, operation: str, messages: list[dict[str, str]], schema: dict[str, Any], *, max_tokens: int
@@ -122,9 +125,15 @@ class LLMClient:
         for attempt in range(self.settings.max_retries + 1):
             self._add(operation, calls=1, retries=1 if attempt else 0)
             try:
-                return self._client.chat.completions.create(
-                    model=self.model, messages=messages, temperature=0, max_tokens=max_tokens, **extra  # type: ignore[arg-type]
-                )
+                try:
+                    return self._create(messages, max_tokens, extra)
+                except openai.BadRequestError as err:
+                    if self._reasoning_parameters or not _asks_for_reasoning_parameters(err):
+                        raise
+                    self._reasoning_parameters = True
+                    event("llm_parameters", logging.INFO, model=self.model, now="max_completion_tokens, no temperature")
+                    self._add(operation, calls=1)
+                    return self._create(messages, max_tokens, extra)
             except (ValueError, openai.APIResponseValidationError) as err:  # a 200 whose body is not a completion
                 self._add(operation, prompt_tokens=count_prompt_tokens(messages))  # the request was still read
                 raise LLMError("malformed", f"unreadable answer from {self.settings.base_url}: {err!r}"[:300]) from None
@@ -142,6 +151,13 @@ class LLMClient:
             event("llm_retry", operation=operation, attempt=attempt + 1, error=str(failure), delay_s=round(delay, 3))
             self._sleep(delay)
         raise AssertionError("unreachable")  # pragma: no cover - the loop returns or raises
+
+    def _create(self, messages: list[dict[str, str]], max_tokens: int, extra: dict[str, Any]) -> Any:
+        if self._reasoning_parameters:
+            limits: dict[str, Any] = {"max_completion_tokens": max_tokens}
+        else:
+            limits = {"max_tokens": max_tokens, "temperature": 0}
+        return self._client.chat.completions.create(model=self.model, messages=messages, **limits, **extra)  # type: ignore[arg-type]
 
     def _backoff(self, attempt: int, retry_after: float | None) -> float:
         jittered = random.uniform(0, min(BACKOFF_CAP_S, self.settings.backoff_s * 2**attempt))
@@ -181,6 +197,13 @@ class LLMClient:
             usage = self._usage.setdefault(operation, Usage())
             for name, amount in amounts.items():
                 setattr(usage, name, getattr(usage, name) + amount)
+
+
+def _asks_for_reasoning_parameters(err: openai.BadRequestError) -> bool:
+    """OpenAI's reasoning models answer 400 to max_tokens ("use 'max_completion_tokens' instead") and to
+    a temperature other than the default."""
+    text = _brief(err).lower()
+    return "max_completion_tokens" in text or ("temperature" in text and "support" in text)
 
 
 def _brief(err: openai.APIStatusError) -> str:
