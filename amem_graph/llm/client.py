@@ -87,12 +87,8 @@ class LLMClient:
         """The model ids the endpoint lists (costs no tokens); LLMError if it cannot be reached."""
         try:
             return [str(model.id) for model in self._client.models.list()]
-        except openai.APIStatusError as err:
-            raise LLMError("rejected", f"HTTP {err.status_code} from {self.settings.base_url}: {_brief(err)}") from None
-        except openai.APITimeoutError:
-            raise LLMError("timeout", f"no answer from {self.settings.base_url} in {self.settings.timeout_s} s") from None
-        except openai.APIConnectionError as err:
-            raise LLMError("connection", f"{self.settings.base_url}: {err}") from None
+        except (openai.APIStatusError, openai.APIConnectionError) as err:
+            raise self._failure(err) from None
         except _GARBLED as err:
             raise LLMError("malformed", f"unreadable model list from {self.settings.base_url}: {err!r}"[:300]) from None
 
@@ -137,20 +133,24 @@ class LLMClient:
             except (ValueError, openai.APIResponseValidationError) as err:  # a 200 whose body is not a completion
                 self._add(operation, prompt_tokens=count_prompt_tokens(messages))  # the request was still read
                 raise LLMError("malformed", f"unreadable answer from {self.settings.base_url}: {err!r}"[:300]) from None
-            except openai.APIStatusError as err:
-                retry = err.status_code in _RETRY_STATUS or err.status_code >= 500
-                kind = "rate_limited" if err.status_code == 429 else "server" if retry else "rejected"
-                failure, retry_after = LLMError(kind, f"HTTP {err.status_code}: {_brief(err)}"), _retry_after(err)
-            except openai.APITimeoutError:
-                retry, failure, retry_after = True, LLMError("timeout", f"no answer in {self.settings.timeout_s} s"), None
-            except openai.APIConnectionError as err:
-                retry, failure, retry_after = True, LLMError("connection", f"{self.settings.base_url}: {err}"), None
-            if not retry or attempt == self.settings.max_retries:
-                raise failure
-            delay = self._backoff(attempt, retry_after)
+            except (openai.APIStatusError, openai.APIConnectionError) as err:
+                failure = self._failure(err)
+                if failure.kind == "rejected" or attempt == self.settings.max_retries:
+                    raise failure from None
+                delay = self._backoff(attempt, _retry_after(err))
             event("llm_retry", operation=operation, attempt=attempt + 1, error=str(failure), delay_s=round(delay, 3))
             self._sleep(delay)
         raise AssertionError("unreachable")  # pragma: no cover - the loop returns or raises
+
+    def _failure(self, err: openai.APIStatusError | openai.APIConnectionError) -> LLMError:
+        """The typed error for what the SDK raised; every kind but "rejected" is worth a retry."""
+        if isinstance(err, openai.APIStatusError):
+            code = err.status_code
+            kind = "rate_limited" if code == 429 else "server" if code in _RETRY_STATUS or code >= 500 else "rejected"
+            return LLMError(kind, f"HTTP {code} from {self.settings.base_url}: {_brief(err)}")
+        if isinstance(err, openai.APITimeoutError):  # a kind of APIConnectionError: checked first
+            return LLMError("timeout", f"no answer from {self.settings.base_url} in {self.settings.timeout_s} s")
+        return LLMError("connection", f"{self.settings.base_url}: {err}")
 
     def _create(self, messages: list[dict[str, str]], max_tokens: int, extra: dict[str, Any]) -> Any:
         if self._reasoning_parameters:

@@ -17,8 +17,8 @@ from neo4j.exceptions import ServiceUnavailable, SessionExpired
 
 from .. import cypher, validation
 from ..embedding import canonical_model
-from ..log import event
 from ..errors import EvolutionConflict, InvalidInput, NoteNotFound, SchemaMismatch, StoreError, StoreUnavailable
+from ..log import event
 from ..models import LINK_TYPES, Evolution, Link, Note, NoteInput, NoteVersion, Supersession
 from .base import SCHEMA_VERSION, EvolutionOutcome, EvolutionWrite, StoreStats
 
