@@ -12,13 +12,15 @@ import numpy as np
 
 from . import validation
 from .embedding import Embedder, composite_text
-from .errors import EvolutionConflict, InvalidInput, LLMNotConfigured
+from .errors import AmemError, EvolutionConflict, InvalidInput, LLMNotConfigured
 from .evolution import Evolver
 from .llm import Analyser, HeuristicAnalyser, LLMAnalyser, LLMClient
-from .models import Link, Note, NoteChanges, NoteHistory, NoteInput, SearchHit
-from .retrieval import MODES, Mode, seeds
+from .log import event
+from .models import Link, Note, NoteChanges, NoteHistory, NoteInput, SearchFilter, SearchHit
+from .retrieval import MODES, Mode, Retriever, format_context
 from .settings import Settings
 from .store import NoteStore, StoreStats, open_store
+from .store.base import MAX_HOPS
 
 MAX_QUERY_CHARS = 4_000
 MAX_K = 1_000
@@ -57,6 +59,8 @@ class AgenticMemory:
         self._own_llm = LLMClient(self.settings.llm) if analyser is None and self.settings.llm.configured else None
         self.analyser: Analyser = analyser or (LLMAnalyser(self._own_llm) if self._own_llm else HeuristicAnalyser())
         self.evolver = Evolver(self.store, self.embedder, self.analyser, self.settings)
+        self.retriever = Retriever(self.store, self.embedder)
+        self._access = ThreadPoolExecutor(max_workers=1, thread_name_prefix="amem-access")
 
     # -- writing ---------------------------------------------------------------------------------
 
@@ -73,18 +77,25 @@ class AgenticMemory:
         importance: float = 0.5,
         event_time: datetime | str | None = None,
         id: str | None = None,
+        session: str | None = None,
+        speaker: str | None = None,
     ) -> Note:
         """Store one note: analysed (keywords, context, tags), linked to related notes, and evolving them,
-        in one transaction. Adding the same content from the same source again returns the existing note."""
+        in one transaction. Adding the same content from the same source again returns the existing note.
+        A note with a `session` follows the session's last note (NEXT), and the turns around it become its
+        `neighbourhood`, which search reads; `speaker` defaults to the "Name" of a leading "Name: "."""
         item = self._checked(
             NoteInput(  # validation turns lists into tuples and refuses a bare string
                 content=content, source=source, keywords=keywords, tags=tags, context=context,  # type: ignore[arg-type]
                 category=category, importance=importance, event_time=event_time, id=id,  # type: ignore[arg-type]
+                session=session, speaker=speaker,
             ),
             None,
         )
         tenant = self._tenant(tenant)
-        return self.get(self.evolver.add(tenant, item).note_id, tenant=tenant)
+        note = self.get(self.evolver.add(tenant, item).note_id, tenant=tenant)
+        self.retriever.heard(tenant, note.speaker)
+        return note
 
     def add_many(
         self,
@@ -253,19 +264,54 @@ class AgenticMemory:
         query: str,
         *,
         k: int = 10,
+        hops: int = 2,
         mode: Mode = "hybrid",
         tenant: str | None = None,
-        include_invalid: bool = False,
+        after: datetime | str | None = None,
+        before: datetime | str | None = None,
+        tags: Sequence[str] = (),
+        speakers: Sequence[str] = (),
+        sessions: Sequence[str] = (),
+        include_superseded: bool = False,
     ) -> list[SearchHit]:
-        """The k notes that best match `query`: dense (vector index), lexical (BM25) or both fused."""
+        """The k notes that best answer `query`: seeds from the vector index, the fulltext index (BM25) or
+        both fused, then notes up to `hops` links or session steps away from them. Each hit says why it
+        was found (index scores, the path from its seed, priors). Filters: event time in [after, before),
+        any of `tags`, said by one of `speakers`, in one of `sessions`; superseded facts only when asked."""
         tenant = self._tenant(tenant)
         query = validation.text(query, "query", MAX_QUERY_CHARS)
         if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= MAX_K:
             raise InvalidInput(f"k must be an integer from 1 to {MAX_K}, got {k!r}")
+        if isinstance(hops, bool) or not isinstance(hops, int) or not 0 <= hops <= MAX_HOPS:
+            raise InvalidInput(f"hops must be an integer from 0 to {MAX_HOPS}, got {hops!r}")
         if mode not in MODES:
             raise InvalidInput(f"mode must be one of {', '.join(MODES)}, got {mode!r}")
-        vector = self.embedder.embed_one(query) if mode != "fulltext" else None
-        return seeds(self.store, tenant, query, vector, k, mode=mode, include_invalid=include_invalid)
+        filters = SearchFilter(
+            after=validation.event_time(after), before=validation.event_time(before),
+            tags=validation.labels(tags, "tags"), speakers=validation.labels(speakers, "speakers"),
+            sessions=validation.labels(sessions, "sessions"), include_superseded=bool(include_superseded),
+        )
+        if filters.after and filters.before and filters.after >= filters.before:
+            raise InvalidInput(f"after ({filters.after.isoformat()}) must be earlier than before ({filters.before.isoformat()})")
+        hits = self.retriever.search(tenant, query, k=k, hops=hops, mode=mode, filters=filters)
+        self._record_access(tenant, [hit.note.id for hit in hits])
+        return hits
+
+    def context(self, query: str, *, k: int = 5, hops: int = 2, tenant: str | None = None, **filters: Any) -> str:
+        """The notes `search` finds, as a prompt block: each memory with its time and context, and for a
+        note reached through the graph, the link that led to it (A-Mem's "memory + linked memories")."""
+        return format_context(self.search(query, k=k, hops=hops, tenant=tenant, **filters))
+
+    def _record_access(self, tenant: str, note_ids: list[str]) -> None:
+        """Count the retrieval on a background thread: the caller has its answer already."""
+        if note_ids:
+            self._access.submit(self._write_access, tenant, note_ids)
+
+    def _write_access(self, tenant: str, note_ids: list[str]) -> None:
+        try:
+            self.store.record_access(tenant, note_ids)
+        except AmemError as err:  # a lost count is not worth failing anything for; say so
+            event("access_not_recorded", tenant=tenant, notes=len(note_ids), error=str(err))
 
     # -- history ---------------------------------------------------------------------------------
 
@@ -335,6 +381,8 @@ class AgenticMemory:
         return self.tenant if tenant is None else validation.tenant(tenant)
 
     def close(self) -> None:
+        self._access.shutdown(wait=True)
+        self.retriever.close()
         if self._own_llm is not None:
             self._own_llm.close()
         self.store.close()

@@ -6,7 +6,7 @@ from __future__ import annotations
 import logging
 import uuid
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, replace
+from dataclasses import asdict, dataclass, replace
 from datetime import datetime, timezone
 
 import numpy as np
@@ -14,20 +14,58 @@ import numpy as np
 from .embedding import Embedder, composite_text
 from .errors import EvolutionConflict
 from .llm.analyser import Analyser
-from .llm.heuristic import split_speaker
 from .llm.prompts import PROMPT_VERSION
 from .log import event
 from .models import LINK_TYPES, Link, Note, NoteAnalysis, NoteInput, SearchHit
-from .retrieval import seeds
+from .retrieval import Tuning, seeds
 from .settings import Settings
 from .store import NoteStore
 from .store.base import EvolutionOutcome, EvolutionWrite, Revision
+from .text import split_speaker, without_stamp
+
+NEIGHBOURHOOD_TURNS = 2  # a note's neighbourhood: this many turns before and after it in its session
+
+
+def neighbourhood_text(window: Sequence[Note | NoteInput]) -> str:
+    """The turns of a window as lines of "Speaker: text" (time stamps dropped: the note has its own)."""
+    return "\n".join(without_stamp(n.content) for n in window)
+
+
+def neighbourhoods(tail: Sequence[Note], new: NoteInput) -> tuple[str, dict[str, tuple[Note, str]]]:
+    """The new note's neighbourhood, and the refreshed neighbourhood of each earlier note whose window
+    now reaches the new note; `tail` is the session's last notes, oldest first."""
+    turns: list[Note | NoteInput] = [*tail, new]
+    last = len(turns) - 1
+
+    def window(i: int) -> str:
+        return neighbourhood_text(turns[max(0, i - NEIGHBOURHOOD_TURNS) : i + NEIGHBOURHOOD_TURNS + 1])
+
+    refreshed = {
+        note.id: (note, window(i)) for i, note in enumerate(tail) if last - i <= NEIGHBOURHOOD_TURNS
+    }
+    return window(last), refreshed
+
+
+# Link candidates are found by what a note says, not by the turns around it (`neighbourhood`), which
+# would offer every note of the same stretch of dialogue.
+CANDIDATE_SEARCH = Tuning(fields={"content": 1.0, "context": 1.0, "keywords": 1.0, "tags": 1.0})
 
 
 def candidate_text(content: str) -> str:
     """What candidates are searched with: the content without a leading time stamp or speaker, which
     would make every short turn of a dialogue look alike."""
     return split_speaker(content)[1] or content
+
+
+@dataclass(frozen=True)
+class _Change:
+    """A planned revision of an existing note; None leaves a field as it is."""
+
+    note: Note
+    reason: str
+    context: str | None
+    tags: tuple[str, ...] | None
+    neighbourhood: str | None
 
 
 class Evolver:
@@ -49,7 +87,8 @@ class Evolver:
 
         def plan() -> EvolutionWrite:
             hits = self._candidates(tenant, query, vector)
-            return self._plan(note, self.analyser.analyse(note, hits), hits)
+            tail = self.store.session_tail(tenant, note.session, 2 * NEIGHBOURHOOD_TURNS) if note.session else []
+            return self._plan(note, self.analyser.analyse(note, hits), hits, tail=tail)
 
         outcome = self._attempts(tenant, note.id, plan)
         if outcome is None:  # cannot happen: the last attempt of an add skips stale neighbours instead
@@ -100,21 +139,23 @@ class Evolver:
         if self.settings.candidates == 0:
             return []
         k = self.settings.candidates + (exclude is not None)
-        hits = seeds(self.store, tenant, query, vector, k)
+        hits = seeds(self.store, tenant, query, vector, k, tuning=CANDIDATE_SEARCH)
         return [hit for hit in hits if hit.note.id != exclude][: self.settings.candidates]
 
     def _plan(
-        self, note: NoteInput, analysis: NoteAnalysis, candidates: Sequence[SearchHit], *, existing: Note | None = None
+        self, note: NoteInput, analysis: NoteAnalysis, candidates: Sequence[SearchHit], *,
+        existing: Note | None = None, tail: Sequence[Note] = (),
     ) -> EvolutionWrite:
         by_id = {hit.note.id: hit.note for hit in candidates}
         analysis = self._offered_only(note.id, analysis, by_id)
         own = NoteInput(  # what the caller gave wins over what was derived
             content=note.content, source=note.source, category=note.category, importance=note.importance,
-            event_time=note.event_time, id=note.id,
+            event_time=note.event_time, id=note.id, session=note.session, speaker=note.speaker,
             keywords=note.keywords or analysis.keywords, tags=note.tags or analysis.tags,
             context=note.context or analysis.context,
         )
-        changes = []
+        own_neighbourhood, refreshed = neighbourhoods(tail, own) if existing is None and note.session else ("", {})
+        changes: list[_Change] = []
         for update in analysis.updates:
             neighbour = by_id[update.id]
             tags = tuple(t for t in neighbour.tags if t not in update.remove_tags)
@@ -122,16 +163,26 @@ class Evolver:
             context = update.context if update.context and update.context != neighbour.context else None
             if context is None and tags == neighbour.tags:
                 continue
-            changes.append((neighbour, update.reason, context, tags if tags != neighbour.tags else None))
+            grown = refreshed.pop(neighbour.id, (neighbour, None))[1]
+            changes.append(_Change(neighbour, update.reason, context, tags if tags != neighbour.tags else None, grown))
+        changes += [
+            _Change(neighbour, f"neighbourhood: note {note.id} follows in its session", None, None, grown)
+            for neighbour, grown in refreshed.values()
+        ]
+        embedded = [c for c in changes if c.context is not None or c.tags is not None]
         texts = [composite_text(own.content, own.context, own.keywords, own.tags)]
         texts += [
-            composite_text(n.content, context or n.context, n.keywords, n.tags if tags is None else tags)
-            for n, _, context, tags in changes
+            composite_text(c.note.content, c.context or c.note.context, c.note.keywords, c.tags or c.note.tags)
+            for c in embedded
         ]
         vectors = self.embedder.embed(texts)
+        vector_of = {c.note.id: vector for c, vector in zip(embedded, vectors[1:], strict=True)}
         revisions = [
-            Revision(n.id, n.version, reason, vector, context=context, tags=tags)
-            for (n, reason, context, tags), vector in zip(changes, vectors[1:], strict=True)
+            Revision(
+                c.note.id, c.note.version, c.reason, vector_of.get(c.note.id), context=c.context, tags=c.tags,
+                neighbourhood=c.neighbourhood,
+            )
+            for c in changes
         ]
         if existing is not None:  # reanalysis: the note's own derived fields are a revision too
             revisions.insert(
@@ -158,7 +209,8 @@ class Evolver:
         }
         return EvolutionWrite(
             id=str(uuid.uuid4()), trigger_id=note.id, note=None if existing else own,
-            embedding=None if existing else vectors[0], revisions=tuple(revisions), links=links,
+            embedding=None if existing else vectors[0], neighbourhood=own_neighbourhood,
+            revisions=tuple(revisions), links=links,
             contradictions=contradictions, analysis=analysis.analysis, model=analysis.model,
             prompt_version=PROMPT_VERSION if analysis.analysis == "llm" else None,
             prompt_tokens=analysis.prompt_tokens, completion_tokens=analysis.completion_tokens, decision=decision,

@@ -45,6 +45,8 @@ class NoteInput:
     importance: float = 0.5
     event_time: datetime | None = None
     id: str | None = None
+    session: str | None = None  # a dialogue or episode: notes of one session are chained by NEXT in add order
+    speaker: str | None = None  # who said it; by default the "Name" of a leading "Name: " in the content
 
 
 @dataclass(frozen=True)
@@ -91,6 +93,10 @@ class Note:
     invalid_at: datetime | None = None
     analysis: AnalysisKind = "none"
     model: str | None = None
+    session: str | None = None
+    seq: int | None = None  # position in its session, from 1
+    speaker: str | None = None  # from a leading "Name: " in the content
+    neighbourhood: str = ""  # the turns around it in its session (itself included), kept current as turns arrive
     links: tuple[Link, ...] = ()
     embedding: tuple[float, ...] | None = field(default=None, repr=False)
 
@@ -108,19 +114,61 @@ class Note:
 
 
 @dataclass(frozen=True)
+class SearchFilter:
+    """What a search may return; empty fields do not filter. Applied to seeds and expanded notes alike."""
+
+    after: datetime | None = None  # event time at or after
+    before: datetime | None = None  # event time before
+    tags: tuple[str, ...] = ()  # any of these tags
+    speakers: tuple[str, ...] = ()  # said by one of these
+    sessions: tuple[str, ...] = ()
+    include_superseded: bool = False  # notes a CONTRADICTS decision invalidated
+
+    def params(self) -> dict[str, Any]:
+        """The statement parameters of cypher/fragments/note_filter.cypher."""
+        return {
+            "after": self.after, "before": self.before, "tags": list(self.tags), "speakers": list(self.speakers),
+            "sessions": list(self.sessions), "include_invalid": self.include_superseded,
+        }
+
+
+@dataclass(frozen=True)
+class Step:
+    """One edge of the path by which graph expansion reached a note: from `from_id` over a typed link, or
+    NEXT / PREVIOUS along its session."""
+
+    from_id: str
+    type: str
+    reason: str = ""
+    confidence: float = 1.0
+
+
+@dataclass(frozen=True)
 class SearchHit:
-    """A note found by search, with its fused score and the scores that explain it."""
+    """A note found by search, with its score and why it was found: the index scores of a seed, or the
+    path from a seed for a note reached by expansion, and any prior that moved it."""
 
     note: Note
     score: float
     vector_score: float | None = None
     fulltext_score: float | None = None
+    seed_score: float | None = None  # the fused index score, before priors and expansion
+    path: tuple[Step, ...] = ()  # empty for a seed
+    boosts: tuple[tuple[str, float], ...] = ()  # (prior, amount added), e.g. ("speaker", 0.1)
+
+    @property
+    def hops(self) -> int:
+        return len(self.path)
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "score": self.score,
             "vector_score": self.vector_score,
             "fulltext_score": self.fulltext_score,
+            "seed_score": self.seed_score,
+            "hops": self.hops,
+            "path": [vars(step) for step in self.path],
+            "boosts": dict(self.boosts),
             "note": self.note.to_dict(),
         }
 
@@ -182,6 +230,7 @@ class NoteVersion:
     evolution_id: str | None = None
     analysis: str | None = None  # which analyser had produced the derived fields, and with which model
     model: str | None = None
+    neighbourhood: str = ""
 
 
 @dataclass(frozen=True)

@@ -1,18 +1,60 @@
-"""Fusing ranked lists from the vector and fulltext indexes into one ranking."""
+"""Retrieval: seeds from the vector and fulltext indexes, fused; priors; graph expansion along typed links
+and session order; results that say why each note was found."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import re
+import threading
+import time
+from collections.abc import Mapping, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass, field, replace
 from typing import Literal
 
 import numpy as np
 
-from .models import Note, SearchHit
+from .embedding import Embedder
+from .models import LINK_TYPES, Note, SearchFilter, SearchHit, Step
 from .store import NoteStore
+from .text import stem
 
 Mode = Literal["hybrid", "vector", "fulltext"]
 MODES: tuple[str, ...] = ("hybrid", "vector", "fulltext")
-DENSE_WEIGHT = 0.6  # A-Mem-style weighted min-max fusion; 0.6 measured best on LoCoMo (issue 4)
+Fusion = Literal["minmax", "rrf"]
+DENSE_WEIGHT = 0.6  # A-Mem-style weighted min-max fusion; 0.6 measured best on LoCoMo (BENCHMARKS.md)
+EXPANSION_TYPES: frozenset[str] = LINK_TYPES | {"NEXT"}  # NEXT: session order, walked both ways
+NO_FILTER = SearchFilter()
+SPEAKER_TTL_S = 30.0  # how long a tenant's speaker list is trusted before it is read again
+
+
+@dataclass(frozen=True)
+class Tuning:
+    """How search ranks. The defaults are the settings measured best on the LoCoMo dev split (BENCHMARKS.md);
+    a weight of 0 turns its ingredient off."""
+
+    fusion: Fusion = "minmax"
+    dense_weight: float = DENSE_WEIGHT  # min-max fusion: α·dense + (1−α)·lexical
+    rrf_k: int = 60
+    pool: int = 50  # notes taken from each index before fusion
+    seeds: int = 20  # best fused notes that expansion starts from
+    decay: float = 0.5  # per hop
+    weights: Mapping[str, float] = field(
+        default_factory=lambda: {
+            "NEXT": 0.6, "RELATES_TO": 0.5, "ELABORATES": 0.7, "SUPPORTS": 0.7, "CONTRADICTS": 0.5,
+            "FOLLOWS": 0.6, "SAME_ENTITY": 0.7,
+        }
+    )
+    speaker_prior: float = 0.1  # added to notes by a speaker the query names
+    strip_names: bool = True  # embed the query without the speakers it names
+    session_weight: float = 0.0  # × the best seed score in the note's session
+    when_boost: float = 0.0  # added to time-bearing notes on "when" questions
+    mmr: float | None = None  # λ of maximal marginal relevance (lexical similarity); None: off
+    fields: Mapping[str, float] | None = None  # lexical field boosts; None: every field, Lucene's default
+
+    def __post_init__(self) -> None:
+        unknown = set(self.weights) - EXPANSION_TYPES
+        if unknown:
+            raise ValueError(f"no such link types to expand over: {sorted(unknown)}")
 
 
 def _min_max(scores: Sequence[float]) -> list[float]:
@@ -27,24 +69,36 @@ def fuse(
     fulltext_hits: Sequence[tuple[Note, float]],
     k: int,
     dense_weight: float = DENSE_WEIGHT,
+    *,
+    fusion: Fusion = "minmax",
+    rrf_k: int = 60,
 ) -> list[SearchHit]:
-    """Weighted min-max fusion: α·minmax(dense) + (1−α)·minmax(BM25); a list missing a note adds 0."""
+    """Weighted min-max fusion, α·minmax(dense) + (1−α)·minmax(BM25), or reciprocal rank fusion
+    Σ 1/(rrf_k + rank); a list missing a note adds 0."""
     notes: dict[str, Note] = {}
     raw: dict[str, dict[str, float]] = {"vector": {}, "fulltext": {}}
-    normed: dict[str, dict[str, float]] = {"vector": {}, "fulltext": {}}
+    scaled: dict[str, dict[str, float]] = {"vector": {}, "fulltext": {}}
     for name, hits in (("vector", vector_hits), ("fulltext", fulltext_hits)):
         if not hits:
             continue
-        for (note, score), scaled in zip(hits, _min_max([s for _, s in hits]), strict=True):
+        if fusion == "rrf":  # scaled so that rank 1 scores 1, as the best of a min-max list does
+            parts = [(rrf_k + 1) / (rrf_k + rank) for rank in range(1, len(hits) + 1)]
+        else:
+            parts = _min_max([s for _, s in hits])
+        for (note, score), part in zip(hits, parts, strict=True):
             notes.setdefault(note.id, note)
             raw[name][note.id] = score
-            normed[name][note.id] = scaled
+            scaled[name][note.id] = part
+    weight = dense_weight if fusion == "minmax" else 0.5
+    if not vector_hits or not fulltext_hits:  # one list (one mode, or a query one index cannot match)
+        weight = 1.0 if vector_hits else 0.0
     fused = [
         SearchHit(
             note,
-            dense_weight * normed["vector"].get(note_id, 0.0) + (1 - dense_weight) * normed["fulltext"].get(note_id, 0.0),
+            score := weight * scaled["vector"].get(note_id, 0.0) + (1 - weight) * scaled["fulltext"].get(note_id, 0.0),
             raw["vector"].get(note_id),
             raw["fulltext"].get(note_id),
+            seed_score=score,
         )
         for note_id, note in notes.items()
     ]
@@ -54,15 +108,195 @@ def fuse(
 
 def seeds(
     store: NoteStore, tenant: str, query: str, vector: np.ndarray | None, k: int, *, mode: Mode = "hybrid",
-    include_invalid: bool = False,
+    filters: SearchFilter = NO_FILTER, tuning: Tuning | None = None,
 ) -> list[SearchHit]:
     """The k best notes for a query from the vector index, the fulltext index, or both fused.
     `vector` is the query's embedding (needed unless mode is "fulltext")."""
+    tuning = tuning or Tuning()
     pool = k if mode != "hybrid" else max(2 * k, 20)
     dense: list[tuple[Note, float]] = []
     lexical: list[tuple[Note, float]] = []
     if mode in ("hybrid", "vector") and vector is not None:
-        dense = store.vector_search(tenant, vector, pool, include_invalid=include_invalid)
+        dense = store.vector_search(tenant, vector, pool, filters=filters)
     if mode in ("hybrid", "fulltext"):
-        lexical = store.fulltext_search(tenant, query, pool, include_invalid=include_invalid)
-    return fuse(dense, lexical, k)
+        lexical = store.fulltext_search(tenant, query, pool, filters=filters, fields=tuning.fields)
+    return fuse(dense, lexical, k, tuning.dense_weight, fusion=tuning.fusion, rrf_k=tuning.rrf_k)
+
+
+_NAME = re.compile(r"\b([A-Z][\w-]*)(?:'s|’s)?\b")
+_WHEN = re.compile(r"^\s*when\b|\b(what|which) (date|day|year|month|time)\b|\bhow long ago\b", re.IGNORECASE)
+_TIME_WORDS = re.compile(
+    r"\b(yesterday|today|tonight|tomorrow|ago|last|next|this|weekend|week|month|year|since|recently|"
+    r"january|february|march|april|may|june|july|august|september|october|november|december|"
+    r"monday|tuesday|wednesday|thursday|friday|saturday|sunday|\d{4})\b",
+    re.IGNORECASE,
+)
+_WORDS = re.compile(r"[a-z0-9]+")
+
+
+def named_speakers(query: str, speakers: Sequence[str]) -> tuple[str, ...]:
+    """The speakers a query names, by full or first name (case as written: names are capitalised)."""
+    words = {m.group(1) for m in _NAME.finditer(query)}
+    return tuple(s for s in speakers if s in words or s.split()[0] in words)
+
+
+def without_names(query: str, names: Sequence[str]) -> str:
+    """The query with the named speakers removed: the dense query then asks about the thing, not the person."""
+    stripped = query
+    for name in names:
+        for part in {name, name.split()[0]}:
+            stripped = re.sub(rf"\b{re.escape(part)}(?:'s|’s)?(?!\w)", " ", stripped)
+    stripped = " ".join(stripped.split())
+    return stripped if _WORDS.search(stripped.lower()) else query
+
+
+def _stems(text: str) -> frozenset[str]:
+    return frozenset(stem(w) for w in _WORDS.findall(text.lower()) if len(w) > 2)
+
+
+class Retriever:
+    """Search over one store: seeds, priors, expansion, ranking. Thread-safe; speaker lists are cached."""
+
+    def __init__(self, store: NoteStore, embedder: Embedder, tuning: Tuning | None = None) -> None:
+        self.store = store
+        self.embedder = embedder
+        self.tuning = tuning or Tuning()
+        self._speakers: dict[str, tuple[float, tuple[str, ...]]] = {}
+        self._lock = threading.Lock()
+        self._threads = ThreadPoolExecutor(max_workers=4, thread_name_prefix="amem-search")
+
+    def search(
+        self, tenant: str, query: str, *, k: int, hops: int = 2, mode: Mode = "hybrid",
+        filters: SearchFilter = NO_FILTER,
+    ) -> list[SearchHit]:
+        """Three round trips, the first hidden behind the query's embedding: BM25 (brief notes), k-NN
+        (brief notes), then expansion with the final notes read in full (cypher/search/expand.cypher)."""
+        tuning = self.tuning
+        names = named_speakers(query, self.speakers(tenant)) if tuning.speaker_prior or tuning.strip_names else ()
+        pool = max(tuning.pool, k)
+        lexical: Future[list[tuple[Note, float]]] | None = None
+        if mode in ("hybrid", "fulltext"):
+            lexical = self._threads.submit(
+                self.store.fulltext_search, tenant, query, pool, filters=filters, fields=tuning.fields, brief=True
+            )
+        dense: list[tuple[Note, float]] = []
+        if mode in ("hybrid", "vector"):
+            vector = self.embedder.embed_one(without_names(query, names) if tuning.strip_names else query)
+            dense = self.store.vector_search(tenant, vector, pool, filters=filters, brief=True)
+        fused = fuse(dense, lexical.result() if lexical else [], pool, tuning.dense_weight,
+                     fusion=tuning.fusion, rrf_k=tuning.rrf_k)
+        when = bool(_WHEN.search(query))
+        fused = sorted((self._prior(hit, names, when) for hit in fused), key=lambda hit: (-hit.score, hit.note.id))
+        if not fused:
+            return []
+        reranked = tuning.session_weight or tuning.mmr is not None
+        rows = self.store.expand(
+            tenant, {hit.note.id: hit.score for hit in fused}, [hit.note.id for hit in fused[: tuning.seeds]] if hops else [],
+            hops=hops, decay=tuning.decay, weights=tuning.weights, limit=max(2 * k, k + 20) if reranked else k,
+            names=names if tuning.speaker_prior else (), speaker_prior=tuning.speaker_prior, filters=filters,
+        )
+        by_id = {hit.note.id: hit for hit in fused}
+        hits = [self._found(note, score, tuple(path), by_id.get(note.id), names, when) for note, score, path in rows]
+        if tuning.session_weight:
+            hits = self._by_session(hits)
+        return self._mmr(hits, k) if tuning.mmr is not None else hits[:k]
+
+    def _found(
+        self, note: Note, score: float, path: tuple[Step, ...], candidate: SearchHit | None, names: Sequence[str],
+        when: bool,
+    ) -> SearchHit:
+        """A final row as a hit: a candidate keeps its index scores and priors; a note reached by expansion
+        shows its path (and the priors the expansion statement added)."""
+        if not path and candidate is not None:
+            return replace(candidate, note=note, score=score)
+        hit = SearchHit(
+            note, score, candidate.vector_score if candidate else None, candidate.fulltext_score if candidate else None,
+            seed_score=candidate.seed_score if candidate else None, path=path,
+        )
+        if self.tuning.speaker_prior and note.speaker in names:
+            hit = replace(hit, boosts=(("speaker", self.tuning.speaker_prior),))
+        return hit
+
+    def close(self) -> None:
+        self._threads.shutdown(wait=True)
+
+    def speakers(self, tenant: str) -> tuple[str, ...]:
+        with self._lock:
+            cached = self._speakers.get(tenant)
+        if cached and time.monotonic() - cached[0] < SPEAKER_TTL_S:
+            return cached[1]
+        names = tuple(sorted(self.store.speakers(tenant), key=len, reverse=True))
+        with self._lock:
+            self._speakers[tenant] = (time.monotonic(), names)
+        return names
+
+    def heard(self, tenant: str, speaker: str | None) -> None:
+        """A note by `speaker` was added: a new name is known at once, not after the cache expires."""
+        with self._lock:
+            cached = self._speakers.get(tenant)
+            if speaker and cached and speaker not in cached[1]:
+                del self._speakers[tenant]
+
+    def _prior(self, hit: SearchHit, names: Sequence[str], when: bool) -> SearchHit:
+        boosts: list[tuple[str, float]] = []
+        if self.tuning.speaker_prior and hit.note.speaker and hit.note.speaker in names:
+            boosts.append(("speaker", self.tuning.speaker_prior))
+        if self.tuning.when_boost and when and _TIME_WORDS.search(hit.note.content.split("]", 1)[-1]):
+            boosts.append(("time", self.tuning.when_boost))
+        if not boosts:
+            return hit
+        return replace(hit, score=hit.score + sum(b for _, b in boosts), boosts=hit.boosts + tuple(boosts))
+
+    def _by_session(self, hits: list[SearchHit]) -> list[SearchHit]:
+        """Add a share of the best score in each note's session: turns of a session that matched
+        well are likelier to hold the rest of the answer."""
+        best: dict[str, float] = {}
+        for hit in hits:
+            if hit.note.session is not None:
+                best[hit.note.session] = max(best.get(hit.note.session, 0.0), hit.score)
+        out = []
+        for hit in hits:
+            bonus = self.tuning.session_weight * best.get(hit.note.session or "", 0.0)
+            out.append(replace(hit, score=hit.score + bonus, boosts=hit.boosts + (("session", bonus),)) if bonus else hit)
+        out.sort(key=lambda hit: (-hit.score, hit.note.id))
+        return out
+
+    def _mmr(self, hits: list[SearchHit], k: int) -> list[SearchHit]:
+        """Maximal marginal relevance with word-stem overlap (Jaccard) as the similarity."""
+        lam = float(self.tuning.mmr or 0.0)
+        stems = {hit.note.id: _stems(hit.note.content) for hit in hits}
+        chosen: list[SearchHit] = []
+        rest = list(hits)
+        while rest and len(chosen) < k:
+            def value(hit: SearchHit) -> float:
+                mine = stems[hit.note.id]
+                overlap = max(
+                    (len(mine & stems[c.note.id]) / (len(mine | stems[c.note.id]) or 1) for c in chosen), default=0.0
+                )
+                return lam * hit.score - (1 - lam) * overlap
+            best = max(rest, key=value)
+            chosen.append(best)
+            rest.remove(best)
+        return chosen
+
+
+def format_context(hits: Sequence[SearchHit]) -> str:
+    """Hits as a prompt block, best first: each memory with its time and context; a memory reached through
+    the graph names the link that led to it."""
+    if not hits:
+        return "No relevant memories."
+    by_id = {hit.note.id: hit.note for hit in hits}
+    lines = ["Relevant memories (best first):"]
+    for number, hit in enumerate(hits, start=1):
+        note = hit.note
+        when = f"[{note.event_time:%Y-%m-%d}] " if note.event_time else ""
+        lines.append(f"{number}. {when}{note.content}")
+        if note.context:
+            lines.append(f"   context: {note.context}")
+        if hit.path:
+            step = hit.path[-1]
+            origin = by_id.get(step.from_id)
+            via = f"memory {list(by_id).index(step.from_id) + 1}" if origin else f"note {step.from_id}"
+            reason = f": {step.reason}" if step.reason else ""
+            lines.append(f"   linked from {via} ({step.type}{reason})")
+    return "\n".join(lines)

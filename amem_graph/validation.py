@@ -12,6 +12,7 @@ from typing import Any
 
 from .errors import InvalidInput
 from .models import LINK_TYPES, NoteChanges, NoteInput
+from .text import split_speaker
 
 TENANT_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:@-]{0,127}")
 NOTE_ID_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}")
@@ -126,8 +127,9 @@ def note_input(item: NoteInput, max_chars: int) -> NoteInput:
     """A checked copy of a new note, with an id."""
     if not isinstance(item, NoteInput):
         raise InvalidInput(f"expected a NoteInput, got {type(item).__name__}")
+    content = text(item.content, "content", max_chars)
     return NoteInput(
-        content=text(item.content, "content", max_chars),
+        content=content,
         source=None if item.source is None else text(item.source, "source", 500),
         keywords=labels(item.keywords, "keywords"),
         tags=labels(item.tags, "tags"),
@@ -136,6 +138,11 @@ def note_input(item: NoteInput, max_chars: int) -> NoteInput:
         importance=unit_interval(item.importance, "importance"),
         event_time=event_time(item.event_time),
         id=note_id(item.id) if item.id is not None else str(uuid.uuid4()),
+        session=None if item.session is None else text(item.session, "session", MAX_LABEL_CHARS),
+        speaker=(
+            text(item.speaker, "speaker", MAX_LABEL_CHARS) if item.speaker is not None
+            else split_speaker(content)[0]
+        ),
     )
 
 

@@ -117,7 +117,11 @@ def test_contradiction_supersedes_the_older_fact(llm: ScriptedLLM, llm_memory: A
     )
     assert [(r["id"], r["reason"]) for r in superseded] == [(new.id, "she lost that job")]
     assert old.id not in [h.note.id for h in mem.search("Gina Door Dash", k=5)]
-    assert old.id in [h.note.id for h in mem.search("Gina Door Dash", k=5, include_invalid=True)]
+    assert old.id in [h.note.id for h in mem.search("Gina Door Dash", k=5, include_superseded=True)]
+    # Expansion does not bring it back either: only the CONTRADICTS link from the newer note reaches it.
+    assert [h.note.id for h in mem.search("lost", mode="fulltext", hops=2)] == [new.id]
+    reached = mem.search("lost", mode="fulltext", hops=1, include_superseded=True)
+    assert [(h.note.id, [s.type for s in h.path]) for h in reached] == [(new.id, []), (old.id, ["CONTRADICTS"])]
     assert mem.get(old.id).content == old.content  # invalidated, never deleted
     assert [(s.newer_id, s.reason) for s in mem.history(old.id).superseded_by] == [(new.id, "she lost that job")]
     mem.delete(new.id)  # what invalidated the old fact is gone: it is valid again

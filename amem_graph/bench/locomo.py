@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import re
+from collections import Counter
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -38,7 +41,7 @@ def pick(conversations: list[dict[str, Any]], sample_id: str | None) -> dict[str
 
 def turns(conversation: dict[str, Any]) -> list[NoteInput]:
     """One note per turn, in order: `[<session date-time>] <speaker>: <text>`, event time from the
-    session, source the turn's dia_id."""
+    session, source the turn's dia_id, session "session_<n>"."""
     dialogue = conversation["conversation"]
     notes: list[NoteInput] = []
     for session in sorted((k for k in dialogue if k.startswith("session_") and k.split("_")[1].isdigit()
@@ -50,6 +53,62 @@ def turns(conversation: dict[str, Any]) -> list[NoteInput]:
             if caption := turn.get("blip_caption"):
                 text = f"{text} [shares a photo: {caption}]"
             notes.append(
-                NoteInput(content=f"[{stamp}] {turn['speaker']}: {text}", source=turn["dia_id"], event_time=when)
+                NoteInput(
+                    content=f"[{stamp}] {turn['speaker']}: {text}", source=turn["dia_id"], event_time=when,
+                    session=session, speaker=turn["speaker"],
+                )
             )
     return notes
+
+
+CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial"}
+_EVIDENCE = re.compile(r"D:?(\d+):(\d+)")
+
+
+@dataclass(frozen=True)
+class Question:
+    conversation: str
+    category: int
+    question: str
+    answer: str | None  # most adversarial (category 5) items have none
+    evidence: tuple[str, ...]  # dia_ids of the turns that hold the answer, repaired
+
+
+def questions(
+    conversation: dict[str, Any], dropped: Counter[str], known: set[str] | None = None
+) -> list[Question]:
+    """The conversation's questions with their evidence repaired (see the data README's quirks):
+    "D8:6; D9:17" and space-separated lists are split, "D:11:26" and "D30:05" normalised. Evidence that
+    names no turn of the conversation (or none of `known`, the turns ingested), and questions left
+    without evidence, are counted in `dropped`."""
+    known = known if known is not None else {str(note.source) for note in turns(conversation)}
+    out: list[Question] = []
+    for item in conversation.get("qa", []):
+        evidence: dict[str, None] = {}
+        for raw in item.get("evidence") or []:
+            for piece in re.split(r"[;,\s]+", str(raw).strip()):
+                if not piece:
+                    continue
+                match = _EVIDENCE.fullmatch(piece)
+                if match is None:
+                    dropped["malformed evidence"] += 1
+                    continue
+                dia_id = f"D{int(match.group(1))}:{int(match.group(2))}"
+                if dia_id != piece:
+                    dropped["repaired evidence"] += 1
+                if dia_id not in known:
+                    dropped["evidence naming no turn"] += 1
+                    continue
+                evidence[dia_id] = None
+        if not evidence:
+            dropped["questions without evidence"] += 1
+            continue
+        answer = item.get("answer", item.get("adversarial_answer"))
+        out.append(
+            Question(
+                conversation=str(conversation.get("sample_id")), category=int(item["category"]),
+                question=str(item["question"]), answer=None if answer is None else str(answer),
+                evidence=tuple(evidence),
+            )
+        )
+    return out

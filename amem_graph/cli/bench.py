@@ -10,7 +10,10 @@ import typer
 
 from ..bench import ingest as ingest_bench
 from ..bench import llm_cost as llm_cost_bench
+from ..bench import locomo_recall
+from ..errors import InvalidInput
 from ..settings import Settings
+from ..store.base import MAX_HOPS
 from .common import print_json, user_errors
 from .notes import memory
 
@@ -46,6 +49,43 @@ def llm_cost(
 ) -> None:
     """LLM calls and tokens per added note, add latency without LLM time (scripted LLM server, one conversation)."""
     result = llm_cost_bench.run(Settings.from_env(), data, conversation=conversation, limit=limit, keep=keep)
+    if json_out:
+        json_out.write_text(json.dumps(result, indent=2) + "\n")
+    print_json(result)
+
+
+@app.command()
+@user_errors
+def locomo(
+    data: Annotated[Path, typer.Option(help="LoCoMo JSON, e.g. ../shared/data/locomo/locomo-dev.json")],
+    json_out: Annotated[Path | None, typer.Option("--json", help="Also write the result here")] = None,
+    conversations: Annotated[
+        str | None, typer.Option(help="Comma-separated sample_ids [default: all]")
+    ] = None,
+    k: Annotated[str, typer.Option("--k", help="Comma-separated budgets, in turns")] = "5,10,25",
+    hops: Annotated[int, typer.Option(min=0, max=MAX_HOPS)] = 2,
+    ablations: Annotated[bool, typer.Option(help="Also measure the search with each ingredient changed")] = True,
+    prefix: Annotated[str, typer.Option(help="Tenant name prefix; tenants that hold a conversation are reused")]
+    = "locomo-",
+    questions: Annotated[int | None, typer.Option(min=1, help="Only the first N questions per conversation")] = None,
+    turns: Annotated[
+        int | None, typer.Option(min=1, help="Only the first N turns per conversation (and questions about them)")
+    ] = None,
+    qa: Annotated[bool, typer.Option(help="Also answer each question with the configured LLM: F1 and BLEU-1")]
+    = False,
+) -> None:
+    """Evidence recall@k and hit@k per category on LoCoMo, beside flat dense / BM25 / hybrid over the same
+    turns in the same run; one tenant per conversation, ingested through the analysed write path."""
+    try:
+        budgets = [int(part) for part in k.split(",") if part.strip()]
+    except ValueError:
+        raise InvalidInput(f"--k must be comma-separated integers, got {k!r}") from None
+    names = [c.strip() for c in conversations.split(",") if c.strip()] if conversations else None
+    with memory() as mem:
+        result = locomo_recall.run(
+            mem, data, conversations=names, ks=budgets, hops=hops, prefix=prefix, ablations=ablations,
+            limit=questions, qa=qa, turns=turns,
+        )
     if json_out:
         json_out.write_text(json.dumps(result, indent=2) + "\n")
     print_json(result)

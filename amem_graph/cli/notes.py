@@ -7,11 +7,13 @@ from typing import Annotated
 
 import typer
 from rich.table import Table
+from rich.text import Text
 
 from ..api import AgenticMemory
-from ..models import Note
-from ..retrieval import MODES
+from ..models import Note, SearchHit
+from ..retrieval import MODES, format_context
 from ..settings import Settings
+from ..store.base import MAX_HOPS
 from .common import console, plain, print_json, user_errors
 
 TenantOption = Annotated[str | None, typer.Option("--tenant", "-t", help="Tenant [default: $AMEM_TENANT or 'default']")]
@@ -100,23 +102,44 @@ def search(
     query: str,
     tenant: TenantOption = None,
     k: Annotated[int, typer.Option("--k", "-k", min=1, max=1000)] = 10,
+    hops: Annotated[int, typer.Option(min=0, max=MAX_HOPS, help="Links or session steps to follow from the seeds")] = 2,
     mode: Annotated[str, typer.Option(help=f"One of {', '.join(MODES)}")] = "hybrid",
+    after: Annotated[str | None, typer.Option(help="Event time at or after (ISO-8601)")] = None,
+    before: Annotated[str | None, typer.Option(help="Event time before (ISO-8601)")] = None,
+    tag: Annotated[list[str] | None, typer.Option(help="Any of these tags (repeatable)")] = None,
+    speaker: Annotated[list[str] | None, typer.Option(help="Said by one of these (repeatable)")] = None,
+    session: Annotated[list[str] | None, typer.Option(help="In one of these sessions (repeatable)")] = None,
+    superseded: Annotated[bool, typer.Option(help="Include facts a newer note contradicted")] = False,
+    context: Annotated[bool, typer.Option("--context", help="Print the hits as a prompt block")] = False,
     as_json: JsonOption = False,
 ) -> None:
-    """Find notes by meaning (vector index) and words (fulltext), fused."""
+    """Find notes by meaning (vector index) and words (fulltext), fused, then follow links and session
+    order from the best of them; each hit says how it was found."""
     with memory(tenant) as mem:
-        hits = mem.search(query, k=k, mode=mode)  # type: ignore[arg-type]
+        hits = mem.search(
+            query, k=k, hops=hops, mode=mode, after=after, before=before, tags=tag or (),  # type: ignore[arg-type]
+            speakers=speaker or (), sessions=session or (), include_superseded=superseded,
+        )
     if as_json:
         print_json([hit.to_dict() for hit in hits])
         return
-    table = Table("score", "vector", "fulltext", "content")
+    if context:
+        console.print(Text(format_context(hits)))
+        return
+    table = Table("score", "vector", "fulltext", "found", "content")
     table.add_column("id", no_wrap=True, min_width=36)
     for hit in hits:
         table.add_row(
-            *plain(f"{hit.score:.3f}", _score(hit.vector_score), _score(hit.fulltext_score), _short(hit.note.content),
-                   hit.note.id)
+            *plain(f"{hit.score:.3f}", _score(hit.vector_score), _score(hit.fulltext_score), _found(hit),
+                   _short(hit.note.content), hit.note.id)
         )
     console.print(table)
+
+
+def _found(hit: SearchHit) -> str:
+    """How a hit was found: "seed", or its path such as "NEXT ← 1a2b3c4d"; priors after a "+"."""
+    how = "seed" if not hit.path else " → ".join(f"{step.type} from {step.from_id[:8]}" for step in hit.path)
+    return how + "".join(f" +{name}" for name, _ in hit.boosts)
 
 
 def stats(tenant: Annotated[str | None, typer.Option("--tenant", "-t", help="Only this tenant")] = None,

@@ -13,6 +13,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Sequence
 
 from ..models import NeighbourUpdate, NoteAnalysis, NoteInput, ProposedLink, SearchHit
+from ..text import split_speaker, stem
 
 VERSION = "heuristic-v1"
 MAX_KEYWORDS = 5
@@ -40,26 +41,7 @@ STOP_WORDS = frozenset(
     found find finding tried try trying keep kept start started put gave give getting""".split()
 )
 
-_PREFIX = re.compile(r"^\s*\[[^\]]{0,80}\]\s*")  # "[1:56 pm on 8 May, 2023] " and similar stamps
-_SPEAKER = re.compile(r"^\s*([A-Z][\w.'-]*(?: [A-Z][\w.'-]*){0,2}):\s+")
 _TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9'’-]*|[.,!?;:()\[\]\"“”…]")
-
-
-def stem(word: str) -> str:
-    """A light English stemmer, enough to match plurals and tenses of shared terms."""
-    word = word.lower().replace("’", "'").removesuffix("'s")
-    for suffix, keep, replacement in (("ies", 4, "y"), ("ing", 5, ""), ("ed", 4, ""), ("es", 4, ""), ("s", 3, "")):
-        if word.endswith(suffix) and len(word) > keep and not word.endswith("ss"):
-            return word[: -len(suffix)] + replacement
-    return word
-
-
-def split_speaker(content: str) -> tuple[str | None, str]:
-    """("Caroline", "I went ...") from "[date] Caroline: I went ..."; (None, text) without a speaker."""
-    body = _PREFIX.sub("", content, count=1)
-    if match := _SPEAKER.match(body):
-        return match.group(1), body[match.end() :]
-    return None, body
 
 
 def _phrases(text: str) -> list[list[str]]:

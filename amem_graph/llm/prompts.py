@@ -92,3 +92,23 @@ def _text(content: str, when: datetime | None, limit: int) -> str:
     if when is None:
         return content[:limit]
     return f"({when:%Y-%m-%d}) {_STAMP.sub('', content, count=1)[:limit]}"
+
+
+QA_PROMPT_VERSION = "qa-v1"
+QA_SYSTEM = """Answer the question from the memories only, in a short phrase (a name, a date, a few words).
+Dates: give the date the memory's time stamp implies (e.g. "the week before 9 June 2023").
+If the memories do not say, answer exactly "Not mentioned". Return JSON: {"answer": "..."}"""
+QA_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "additionalProperties": False,
+    "required": ["answer"],
+    "properties": {"answer": {"type": "string"}},
+}
+
+
+def qa_messages(question: str, memories: str) -> list[dict[str, str]]:
+    """A question over the prompt block that `AgenticMemory.context` gives."""
+    return [
+        {"role": "system", "content": QA_SYSTEM},
+        {"role": "user", "content": f"{memories}\n\nQuestion: {question[:MAX_NOTE_CHARS]}"},
+    ]

@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 import numpy as np
 
-from ..models import Evolution, Link, Note, NoteInput, NoteVersion, Supersession
+from ..models import Evolution, Link, Note, NoteInput, NoteVersion, SearchFilter, Step, Supersession
 
-SCHEMA_VERSION = 2  # 2: tenant locks and Evolution nodes (issue 3)
+MAX_HOPS = 3  # the longest expansion path the stores follow
+SCHEMA_VERSION = 3  # 2: tenant locks and Evolution nodes (issue 3); 3: sessions, speakers, neighbourhood (issue 4)
 
 
 @dataclass(frozen=True)
@@ -32,12 +33,13 @@ class Revision:
     id: str
     expected_version: int
     reason: str
-    embedding: np.ndarray
+    embedding: np.ndarray | None  # None keeps the vector (a neighbourhood refresh changes no embedded field)
     context: str | None = None
     tags: tuple[str, ...] | None = None
     keywords: tuple[str, ...] | None = None
     analysis: str | None = None  # set when the note's own analysis is redone (reanalyze)
     model: str | None = None
+    neighbourhood: str | None = None
 
 
 @dataclass(frozen=True)
@@ -48,6 +50,7 @@ class EvolutionWrite:
     trigger_id: str
     note: NoteInput | None  # the new note, or None when the trigger already exists (reanalysis)
     embedding: np.ndarray | None  # the new note's composite vector
+    neighbourhood: str  # the new note's session turns around it ('' without a session)
     revisions: tuple[Revision, ...]
     links: tuple[Link, ...]
     contradictions: tuple[tuple[str, str, str], ...]  # (older note id, newer note id, reason)
@@ -125,16 +128,38 @@ class NoteStore(Protocol):
     def superseded_by(self, tenant: str, note_id: str) -> list[Supersession]:
         """The newer notes that invalidated this one (CONTRADICTS decisions)."""
 
+    def session_tail(self, tenant: str, session: str, n: int) -> list[Note]:
+        """The last `n` notes of a session (by seq), oldest first."""
+
     def notes_by_analysis(self, tenant: str, kinds: Sequence[str], limit: int) -> list[str]:
         """Ids of valid notes whose analysis is one of `kinds`, oldest first."""
 
     def vector_search(
-        self, tenant: str, vector: np.ndarray, k: int, *, include_invalid: bool = False
-    ) -> list[tuple[Note, float]]: ...
+        self, tenant: str, vector: np.ndarray, k: int, *, filters: SearchFilter = ..., brief: bool = False
+    ) -> list[tuple[Note, float]]:
+        """The k nearest notes that pass the filter, by cosine (scaled to 0..1). `brief` notes carry only
+        id, content, speaker, session and event time: enough to rank, cheap to send."""
 
     def fulltext_search(
-        self, tenant: str, query: str, k: int, *, include_invalid: bool = False
-    ) -> list[tuple[Note, float]]: ...
+        self, tenant: str, query: str, k: int, *, filters: SearchFilter = ...,
+        fields: Mapping[str, float] | None = None, brief: bool = False,
+    ) -> list[tuple[Note, float]]:
+        """BM25 over the note text fields (or only `fields`, with those boosts), the query's words only."""
+
+    def expand(
+        self, tenant: str, candidates: Mapping[str, float], seeds: Sequence[str], *, hops: int, decay: float,
+        weights: Mapping[str, float], limit: int, names: Sequence[str] = (), speaker_prior: float = 0.0,
+        filters: SearchFilter = ...,
+    ) -> list[tuple[Note, float, list[Step]]]:
+        """The best `limit` of the candidates (id → score) and the notes up to `hops` valid links or session
+        steps from the `seeds` (some candidates), as full notes with score and path (empty for a
+        candidate). A path scores its seed × per step (decay × type weight × confidence), plus
+        `speaker_prior` for a note by one of `names`."""
+
+    def speakers(self, tenant: str) -> list[str]: ...
+
+    def record_access(self, tenant: str, note_ids: Sequence[str]) -> None:
+        """Count one retrieval of each note and stamp `last_accessed`; changes no version."""
 
     def delete_tenant(self, tenant: str) -> int:
         """Delete every node of one tenant; returns how many."""

@@ -5,36 +5,76 @@ from __future__ import annotations
 import json
 import logging
 import re
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
 import numpy as np
-from neo4j import Driver, GraphDatabase, ManagedTransaction, NotificationMinimumSeverity, Record, RoutingControl
-from neo4j.exceptions import AuthError, ConfigurationError, ConstraintError, DriverError, Neo4jError
-from neo4j.exceptions import ServiceUnavailable, SessionExpired
+from neo4j import (
+    Driver,
+    GraphDatabase,
+    ManagedTransaction,
+    NotificationMinimumSeverity,
+    Record,
+    RoutingControl,
+)
+from neo4j.exceptions import (
+    AuthError,
+    ConfigurationError,
+    ConstraintError,
+    DriverError,
+    Neo4jError,
+    ServiceUnavailable,
+    SessionExpired,
+)
 
 from .. import cypher, validation
 from ..embedding import canonical_model
-from ..errors import EvolutionConflict, InvalidInput, NoteNotFound, SchemaMismatch, StoreError, StoreUnavailable
+from ..errors import (
+    EvolutionConflict,
+    InvalidInput,
+    NoteNotFound,
+    SchemaMismatch,
+    StoreError,
+    StoreUnavailable,
+)
 from ..log import event
-from ..models import LINK_TYPES, Evolution, Link, Note, NoteInput, NoteVersion, Supersession
-from .base import SCHEMA_VERSION, EvolutionOutcome, EvolutionWrite, StoreStats
+from ..models import (
+    LINK_TYPES,
+    Evolution,
+    Link,
+    Note,
+    NoteInput,
+    NoteVersion,
+    SearchFilter,
+    Step,
+    Supersession,
+)
+from .base import MAX_HOPS, SCHEMA_VERSION, EvolutionOutcome, EvolutionWrite, StoreStats
 
 _WORD = re.compile(r"\w+")
 _UNREACHABLE = (ServiceUnavailable, SessionExpired, OSError)
 
 
-MAX_QUERY_TERMS = 200  # Lucene refuses queries of over 1024 clauses; each term is one per field (4)
+MAX_QUERY_TERMS = 200  # Lucene refuses queries of over 1024 clauses; each term is one per field (5)
+TEXT_FIELDS = ("content", "context", "keywords", "tags", "neighbourhood")  # the note_text index's fields
 
 
-def lucene_query(text: str) -> str:
-    """User text as a plain Lucene query: its words only (no operators, wildcards or fields), at most
-    MAX_QUERY_TERMS of them; '' when it has no word at all."""
-    return " ".join(_WORD.findall(text.lower())[:MAX_QUERY_TERMS])
+def lucene_query(text: str, fields: Mapping[str, float] | None = None) -> str:
+    """User text as a plain Lucene query: its words only (no operators, wildcards or user fields), at
+    most MAX_QUERY_TERMS of them; '' when it has no word at all. With `fields`, only those fields of the
+    index are searched, each with its boost (field names come from TEXT_FIELDS, never from the user)."""
+    words = " ".join(_WORD.findall(text.lower())[:MAX_QUERY_TERMS])
+    if not words or fields is None:
+        return words
+    unknown = set(fields) - set(TEXT_FIELDS)
+    if unknown:
+        raise InvalidInput(f"unknown text fields {sorted(unknown)}: the index has {', '.join(TEXT_FIELDS)}")
+    return " ".join(f"{field}:({words})^{weight:g}" for field, weight in fields.items() if weight > 0)
 
 
+NO_FILTER = SearchFilter()
 _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 
 
@@ -66,9 +106,24 @@ def note_from_record(props: dict[str, Any], links: Sequence[dict[str, Any]] = ()
         invalid_at=_time(props.get("invalid_at")),
         analysis=props.get("analysis") or "none",
         model=props.get("model"),
+        session=props.get("session"),
+        seq=props.get("seq"),
+        speaker=props.get("speaker"),
+        neighbourhood=props.get("neighbourhood") or "",
         links=tuple(link_from_record(link) for link in links),
         embedding=None if embedding is None else tuple(float(v) for v in embedding),
     )
+
+
+def _note(props: dict[str, Any], brief: bool) -> Note:
+    """A note from a full map (@note_map) or a brief one (@note_brief: id, content, speaker, session, event
+    time), which ranking uses before it reads the final notes in full."""
+    if brief:
+        return Note(
+            id=props["id"], tenant=props["tenant"], content=props["content"], content_hash="",
+            speaker=props.get("speaker"), session=props.get("session"), event_time=_time(props.get("event_time")),
+        )
+    return note_from_record(props)
 
 
 def link_from_record(row: dict[str, Any]) -> Link:
@@ -100,6 +155,7 @@ def version_from_record(props: dict[str, Any]) -> NoteVersion:
         evolution_id=props.get("evolution_id"),
         analysis=props.get("analysis"),
         model=props.get("model"),
+        neighbourhood=props.get("neighbourhood") or "",
     )
 
 
@@ -210,6 +266,8 @@ class Neo4jStore:
         current = marker["version"] == SCHEMA_VERSION and marker["vector_index"] is not None
         if current and not force:  # opening a memory costs two reads, not a round of DDL
             return
+        if marker["version"] is not None and int(marker["version"]) < 3:
+            self._run("migrate/v3_note_text", write=True)
         for name, _ in cypher.schema_statements():
             self._run(name, write=True, dimension=dimension)
         self._run("admin/await_indexes", write=True, timeout_s=300)
@@ -285,7 +343,9 @@ class Neo4jStore:
         return [ids[n.id] for n in notes]
 
     @staticmethod
-    def _note_row(note: NoteInput, vector: np.ndarray, analysis: str, model: str | None, dimension: int) -> dict[str, Any]:
+    def _note_row(
+        note: NoteInput, vector: np.ndarray, analysis: str, model: str | None, dimension: int, neighbourhood: str = ""
+    ) -> dict[str, Any]:
         return {
             "id": note.id,
             "content": note.content,
@@ -299,6 +359,9 @@ class Neo4jStore:
             "event_time": note.event_time,
             "analysis": analysis,
             "model": model,
+            "session": note.session,
+            "speaker": note.speaker,
+            "neighbourhood": neighbourhood,
             "embedding": validation.vector(vector, dimension),
         }
 
@@ -356,11 +419,14 @@ class Neo4jStore:
         if write.note is not None:
             if write.embedding is None:
                 raise InvalidInput("a new note needs its vector")
-            note_row = self._note_row(write.note, write.embedding, write.analysis, write.model, dimension)
+            note_row = self._note_row(
+                write.note, write.embedding, write.analysis, write.model, dimension, write.neighbourhood
+            )
         revisions = [
             {
                 "id": r.id, "expected_version": r.expected_version, "reason": r.reason,
-                "embedding": validation.vector(r.embedding, dimension), "context": r.context,
+                "embedding": None if r.embedding is None else validation.vector(r.embedding, dimension),
+                "context": r.context, "neighbourhood": r.neighbourhood,
                 "tags": None if r.tags is None else list(r.tags),
                 "keywords": None if r.keywords is None else list(r.keywords), "analysis": r.analysis, "model": r.model,
             }
@@ -432,16 +498,19 @@ class Neo4jStore:
             for r in self._run("history/superseded_by", tenant=tenant, id=note_id)
         ]
 
+    def session_tail(self, tenant: str, session: str, n: int) -> list[Note]:
+        return [note_from_record(r["note"]) for r in self._run("session/tail", tenant=tenant, session=session, n=n)]
+
     def notes_by_analysis(self, tenant: str, kinds: Sequence[str], limit: int) -> list[str]:
         return [r["id"] for r in self._run("note/by_analysis", tenant=tenant, kinds=list(kinds), limit=limit)]
 
     # -- search ---------------------------------------------------------------------------------
 
     def vector_search(
-        self, tenant: str, vector: np.ndarray, k: int, *, include_invalid: bool = False
+        self, tenant: str, vector: np.ndarray, k: int, *, filters: SearchFilter = NO_FILTER, brief: bool = False
     ) -> list[tuple[Note, float]]:
         query = validation.vector(vector, self._require_dimension(), "query vector")
-        params = {"tenant": tenant, "vector": query, "k": k, "include_invalid": include_invalid}
+        params = {"tenant": tenant, "vector": query, "k": k, "brief": brief, **filters.params()}
         rows: list[Record] = []
         # The index is shared by all tenants: over-fetch, widen once if others crowd this tenant out,
         # then scan this tenant exactly (also the path for tenants with fewer than k notes).
@@ -451,18 +520,41 @@ class Neo4jStore:
                 break
         else:
             rows = self._run("note/vector_search_exact", **params)
-        return [(note_from_record(r["note"]), float(r["score"])) for r in rows]
+        return [(_note(r["note"], brief), float(r["score"])) for r in rows]
 
     def fulltext_search(
-        self, tenant: str, query: str, k: int, *, include_invalid: bool = False
+        self, tenant: str, query: str, k: int, *, filters: SearchFilter = NO_FILTER,
+        fields: Mapping[str, float] | None = None, brief: bool = False,
     ) -> list[tuple[Note, float]]:
-        terms = lucene_query(query)
+        terms = lucene_query(query, fields)
         if not terms:  # nothing Lucene could match (punctuation only)
             return []
-        rows = self._run("note/fulltext_search", tenant=tenant, query=terms, k=k, include_invalid=include_invalid)
-        return [(note_from_record(r["note"]), float(r["score"])) for r in rows]
+        rows = self._run("note/fulltext_search", tenant=tenant, query=terms, k=k, brief=brief, **filters.params())
+        return [(_note(r["note"], brief), float(r["score"])) for r in rows]
 
-    # -- admin ----------------------------------------------------------------------------------
+    def expand(
+        self, tenant: str, candidates: Mapping[str, float], seeds: Sequence[str], *, hops: int, decay: float,
+        weights: Mapping[str, float], limit: int, names: Sequence[str] = (), speaker_prior: float = 0.0,
+        filters: SearchFilter = NO_FILTER,
+    ) -> list[tuple[Note, float, list[Step]]]:
+        if not 0 <= hops <= MAX_HOPS:
+            raise InvalidInput(f"hops must be 0-{MAX_HOPS}, got {hops}")
+        rows = self._run(
+            "search/expand", tenant=tenant, candidates=[{"id": i, "score": s} for i, s in candidates.items()],
+            seeds=[{"id": i, "score": candidates[i]} for i in seeds], seed_ids=list(seeds), hops=hops, decay=decay,
+            weights={t: float(w) for t, w in weights.items() if w > 0}, limit=limit, names=list(names),
+            speaker_prior=speaker_prior, **filters.params(),
+        )
+        return [
+            (note_from_record(r["note"]), float(r["score"]), [Step(**step) for step in r["path"]]) for r in rows
+        ]
+
+    def speakers(self, tenant: str) -> list[str]:
+        return [r["speaker"] for r in self._run("search/speakers", tenant=tenant)]
+
+    def record_access(self, tenant: str, note_ids: Sequence[str]) -> None:
+        if note_ids:
+            self._run("search/record_access", write=True, tenant=tenant, ids=list(note_ids), now=_now())
 
     def delete_tenant(self, tenant: str) -> int:
         total = 0

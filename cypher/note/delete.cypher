@@ -1,6 +1,6 @@
 // A note goes with its links, its versions, and the evolutions it triggered that revised no other
 // note (those that did stay: they explain the other notes' versions). A fact it alone superseded is
-// valid again: what invalidated it is gone.
+// valid again: what invalidated it is gone. Its session's chain closes over the gap.
 @tenant_lock
 MATCH (n:Note {id: $id, tenant: $tenant})
 OPTIONAL MATCH (n)-[:HAS_VERSION]->(v:NoteVersion)
@@ -11,6 +11,8 @@ WITH n, versions, collect(e) AS evolutions
 OPTIONAL MATCH (older:Note)-[:SUPERSEDED_BY]->(n)
 WHERE NOT EXISTS { (older)-[:SUPERSEDED_BY]->(other:Note) WHERE other <> n }
 WITH n, versions, evolutions, collect(older) AS restored
+OPTIONAL MATCH (before:Note)-[:NEXT]->(n)-[:NEXT]->(after:Note)
+FOREACH (_ IN CASE WHEN after IS NULL THEN [] ELSE [1] END | CREATE (before)-[:NEXT]->(after))
 DETACH DELETE n
 FOREACH (v IN versions | DETACH DELETE v)
 FOREACH (e IN evolutions | DETACH DELETE e)

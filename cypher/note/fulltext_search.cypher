@@ -1,6 +1,7 @@
-// Lucene BM25 over content, context, keywords and tags; $query is escaped Lucene syntax.
+// Lucene BM25 over content, context, keywords, tags and neighbourhood; $query is built by the store
+// from the user's words only (store/neo4j.py lucene_query), never raw user syntax.
 CALL db.index.fulltext.queryNodes('note_text', $query) YIELD node, score
-WHERE node.tenant = $tenant AND ($include_invalid OR node.invalid_at IS NULL)
+WHERE @note_filter
 WITH node, score
 LIMIT $k
-RETURN @note_map AS note, score
+RETURN CASE WHEN $brief THEN @note_brief ELSE @note_map END AS note, score

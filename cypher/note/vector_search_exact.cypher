@@ -1,7 +1,7 @@
-// Exact cosine over the tenant's notes; same score scale as the index ((1 + cos) / 2).
+// Exact cosine over the tenant's notes that pass the filter; same score scale as the index ((1 + cos) / 2).
 MATCH (node:Note {tenant: $tenant})
-WHERE node.embedding IS NOT NULL AND ($include_invalid OR node.invalid_at IS NULL)
+WHERE node.embedding IS NOT NULL AND @note_filter
 WITH node, vector.similarity.cosine(node.embedding, $vector) AS score
 ORDER BY score DESC
 LIMIT $k
-RETURN @note_map AS note, score
+RETURN CASE WHEN $brief THEN @note_brief ELSE @note_map END AS note, score

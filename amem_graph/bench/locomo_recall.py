@@ -1,0 +1,223 @@
+"""`bench locomo`: evidence recall@k on LoCoMo for this engine's search beside flat dense, BM25 and hybrid
+retrieval over the same turns, in one run; ablations of each retrieval ingredient; optional end-to-end QA."""
+
+from __future__ import annotations
+
+import time
+from collections import Counter, defaultdict
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from ..api import AgenticMemory
+from ..errors import InvalidInput, LLMNotConfigured
+from ..llm.client import LLMClient
+from ..models import NoteInput, SearchHit
+from ..retrieval import Retriever, Tuning, fuse
+from . import locomo, locomo_qa
+from .timing import percentiles
+
+Ranker = Callable[[str, locomo.Question], list[SearchHit]]
+
+# Each ablation changes one ingredient of the default search, to show what it is worth; the last ones
+# are ingredients that are off by default, measured switched on.
+ABLATIONS: dict[str, tuple[dict[str, Any], int | None]] = {
+    "no expansion (hops 0)": ({}, 0),
+    "no session adjacency": ({"weights": {**Tuning().weights, "NEXT": 0.0}}, None),
+    "no typed links": ({"weights": {"NEXT": Tuning().weights["NEXT"]}}, None),
+    "no neighbourhood text": ({"fields": {"content": 1.0, "context": 1.0, "keywords": 1.0, "tags": 1.0}}, None),
+    "no speaker prior": ({"speaker_prior": 0.0}, None),
+    "no name-free dense query": ({"strip_names": False}, None),
+    "rrf fusion": ({"fusion": "rrf"}, None),
+    "dense weight 0.5": ({"dense_weight": 0.5}, None),
+    "+ session score 0.2": ({"session_weight": 0.2}, None),
+    "+ when boost 0.1": ({"when_boost": 0.1}, None),
+    "+ mmr 0.7": ({"mmr": 0.7}, None),
+}
+
+
+def tenant_of(prefix: str, conversation: dict[str, Any], flat: bool = False) -> str:
+    return f"{prefix}{'flat-' if flat else ''}{conversation['sample_id']}"
+
+
+def ingest(memory: AgenticMemory, tenant: str, notes: Sequence[NoteInput]) -> dict[str, Any]:
+    """Every turn through the analysed write path (an add per note); a tenant that already holds them all
+    is reused, and a partial one is completed (repeats are not written again)."""
+    held = memory.stats(tenant=tenant).labels.get("Note", 0)
+    if held == len(notes):
+        return {"notes": held, "seconds": None, "reused": True}
+    began = time.perf_counter()
+    for note in notes:
+        memory.add(
+            note.content, tenant=tenant, source=note.source, event_time=note.event_time, session=note.session,
+            speaker=note.speaker,
+        )
+    return {"notes": len(notes), "seconds": round(time.perf_counter() - began, 2), "reused": False}
+
+
+def ingest_flat(memory: AgenticMemory, tenant: str, notes: Sequence[NoteInput]) -> None:
+    """The baselines' documents: the bare turns, one per note, no analysis, no session."""
+    if memory.stats(tenant=tenant).labels.get("Note", 0) != len(notes):
+        memory.add_many([NoteInput(content=n.content, source=n.source) for n in notes], tenant=tenant)
+
+
+def _scores(hits: Sequence[SearchHit], question: locomo.Question, ks: Sequence[int]) -> dict[str, float]:
+    """recall@k: share of the evidence among the first k turns; hit@k: all of it there. A hit that
+    stands for several turns would fill that many places; here every note is one turn."""
+    sources = [hit.note.source for hit in hits]
+    evidence = set(question.evidence)
+    out: dict[str, float] = {}
+    for k in ks:
+        found = evidence & set(sources[:k])
+        out[f"recall@{k}"] = len(found) / len(evidence)
+        out[f"hit@{k}"] = float(found == evidence)
+    return out
+
+
+def _table(rows: Sequence[tuple[locomo.Question, dict[str, float]]]) -> dict[str, Any]:
+    """Means in percent: overall over categories 1-4, and per category (5 apart)."""
+
+    def mean(selected: list[dict[str, float]]) -> dict[str, float]:
+        if not selected:
+            return {}
+        return {name: round(100 * sum(s[name] for s in selected) / len(selected), 1) for name in selected[0]} | {
+            "questions": len(selected)
+        }
+
+    by_category: dict[int, list[dict[str, float]]] = defaultdict(list)
+    for question, scores in rows:
+        by_category[question.category].append(scores)
+    return {
+        "overall": mean([s for q, s in rows if q.category in (1, 2, 3, 4)]),
+        "by_category": {
+            f"{c} {locomo.CATEGORIES[c]}": mean(by_category[c]) for c in sorted(by_category)
+        },
+    }
+
+
+def evaluate(
+    rank: Ranker, questions: Sequence[tuple[str, locomo.Question]], ks: Sequence[int], *, timed: bool = False
+) -> dict[str, Any]:
+    rows = []
+    latencies: list[float] = []
+    for tenant, question in questions:
+        began = time.perf_counter()
+        hits = rank(tenant, question)
+        latencies.append((time.perf_counter() - began) * 1000)
+        rows.append((question, _scores(hits, question, ks)))
+    result = _table(rows)
+    if timed:
+        result["latency_ms"] = percentiles(latencies)
+    return result
+
+
+def run(
+    memory: AgenticMemory, data: Path, *, conversations: Sequence[str] | None = None, ks: Sequence[int] = (5, 10, 25),
+    hops: int = 2, prefix: str = "locomo-", ablations: bool = True, limit: int | None = None, qa: bool = False,
+    qa_k: int = 10, turns: int | None = None,
+) -> dict[str, Any]:
+    """`limit`: questions per conversation; `turns`: only the first turns of each conversation, and the
+    questions whose evidence lies among them (a quick run; the rest are counted as dropped). With `qa`, each question is also answered by the configured
+    LLM from the `qa_k` memories `context` gives (LLMNotConfigured without one)."""
+    if qa and memory.llm is None:
+        raise LLMNotConfigured("--qa answers with the configured LLM: set AMEM_LLM_BASE_URL (and AMEM_LLM_API_KEY)")
+    if not ks or any(k < 1 or k > 1000 for k in ks):
+        raise InvalidInput(f"k must be 1-1000, got {list(ks)}")
+    chosen = _chosen(locomo.load(data), conversations)
+    dropped: Counter[str] = Counter()
+    questions: list[tuple[str, locomo.Question]] = []
+    flat: dict[str, str] = {}
+    ingest_report = {}
+    for conversation in chosen:
+        tenant = tenant_of(prefix, conversation)
+        notes = locomo.turns(conversation)[:turns]
+        ingest_report[conversation["sample_id"]] = ingest(memory, tenant, notes)
+        flat[tenant] = tenant_of(prefix, conversation, flat=True)
+        ingest_flat(memory, flat[tenant], notes)
+        known = {str(note.source) for note in notes}
+        questions += [(tenant, q) for q in locomo.questions(conversation, dropped, known)][:limit]
+    depth = max(ks)
+    for tenant, question in questions[:5]:  # warm-up: planned statements, JIT; not counted
+        memory.search(question.question, k=depth, hops=hops, tenant=tenant)
+
+    result: dict[str, Any] = evaluate(
+        lambda tenant, q: memory.search(q.question, k=depth, hops=hops, tenant=tenant), questions, ks, timed=True
+    )
+    result["baselines"] = _baselines(memory, questions, flat, ks, depth)
+    if ablations:
+        result["ablations"] = {}
+        for name, (change, ablated_hops) in ABLATIONS.items():
+            retriever = Retriever(memory.store, memory.embedder, replace(Tuning(), **change))
+            try:
+                result["ablations"][name] = evaluate(
+                    lambda tenant, q, r=retriever, h=hops if ablated_hops is None else ablated_hops: r.search(
+                        tenant, q.question, k=depth, hops=h
+                    ),
+                    questions, ks,
+                )
+            finally:
+                retriever.close()
+    if qa and memory.llm is not None:
+        result["qa"] = _qa(memory, memory.llm, questions, qa_k)
+    seconds = [r["seconds"] for r in ingest_report.values() if r["seconds"] is not None]
+    notes = sum(r["notes"] for r in ingest_report.values() if r["seconds"] is not None)
+    result["ingest"] = {
+        "conversations": ingest_report,
+        "seconds": round(sum(seconds), 2) if seconds else None,
+        "notes_per_s": round(notes / sum(seconds), 1) if seconds and sum(seconds) else None,
+        "analyser": memory.analyser.kind,
+    }
+    result["data"] = {
+        "file": str(data), "conversations": [c["sample_id"] for c in chosen], "questions": len(questions),
+        "dropped": dict(dropped), "k": list(ks), "hops": hops, "turns_per_conversation": turns,
+    }
+    return result
+
+
+def _chosen(data: list[dict[str, Any]], names: Sequence[str] | None) -> list[dict[str, Any]]:
+    if not names:
+        return data
+    return [locomo.pick(data, name) for name in names]
+
+
+def _baselines(
+    memory: AgenticMemory, questions: Sequence[tuple[str, locomo.Question]], flat: dict[str, str],
+    ks: Sequence[int], depth: int,
+) -> dict[str, Any]:
+    """Flat retrieval over the bare turns through the same Neo4j indexes: dense k-NN, BM25, and
+    0.5·minmax(dense) + 0.5·minmax(BM25) as in the data README."""
+    store, embedder = memory.store, memory.embedder
+    content = {"content": 1.0}
+
+    def dense(tenant: str, q: locomo.Question) -> list[SearchHit]:
+        return [SearchHit(n, s) for n, s in store.vector_search(flat[tenant], embedder.embed_one(q.question), depth)]
+
+    def bm25(tenant: str, q: locomo.Question) -> list[SearchHit]:
+        return [SearchHit(n, s) for n, s in store.fulltext_search(flat[tenant], q.question, depth, fields=content)]
+
+    def hybrid(tenant: str, q: locomo.Question) -> list[SearchHit]:
+        pool = max(2 * depth, 50)
+        vector = embedder.embed_one(q.question)
+        return fuse(
+            store.vector_search(flat[tenant], vector, pool),
+            store.fulltext_search(flat[tenant], q.question, pool, fields=content), depth, 0.5,
+        )
+
+    return {name: evaluate(rank, questions, ks, timed=True) for name, rank in
+            (("dense", dense), ("bm25", bm25), ("hybrid", hybrid))}
+
+
+def _qa(
+    memory: AgenticMemory, client: LLMClient, questions: Sequence[tuple[str, locomo.Question]], k: int
+) -> dict[str, Any]:
+    before = client.usage().get(locomo_qa.OPERATION, {})
+    rows = []
+    for tenant, question in questions:
+        memories = memory.context(question.question, k=k, tenant=tenant)
+        rows.append((question, locomo_qa.score(question, locomo_qa.answer(client, question.question, memories))))
+    after = client.usage().get(locomo_qa.OPERATION, {})
+    return {
+        "by_category": locomo_qa.table(rows), "k": k, "model": client.settings.model,
+        "usage": {name: after.get(name, 0) - before.get(name, 0) for name in after},
+    }
