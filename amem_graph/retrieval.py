@@ -14,6 +14,7 @@ from typing import Literal
 import numpy as np
 
 from .embedding import Embedder
+from .llm.heuristic import STOP_WORDS
 from .models import LINK_TYPES, Note, SearchFilter, SearchHit, Step
 from .store import NoteStore
 from .text import stem
@@ -21,9 +22,10 @@ from .text import stem
 Mode = Literal["hybrid", "vector", "fulltext"]
 MODES: tuple[str, ...] = ("hybrid", "vector", "fulltext")
 Fusion = Literal["minmax", "rrf"]
-DENSE_WEIGHT = 0.6  # A-Mem-style weighted min-max fusion; 0.6 measured best on LoCoMo (BENCHMARKS.md)
+DENSE_WEIGHT = 0.5  # weighted min-max fusion (A-Mem's); with the neighbourhood in BM25, 0.5 beat 0.6 on LoCoMo
 EXPANSION_TYPES: frozenset[str] = LINK_TYPES | {"NEXT"}  # NEXT: session order, walked both ways
 NO_FILTER = SearchFilter()
+RERANK_WINDOW = 40  # notes the session score and MMR re-rank: the same for every k, so k=5 is a prefix of k=25
 SPEAKER_TTL_S = 30.0  # how long a tenant's speaker list is trusted before it is read again
 
 
@@ -37,6 +39,7 @@ class Tuning:
     rrf_k: int = 60
     pool: int = 50  # notes taken from each index before fusion
     seeds: int = 20  # best fused notes that expansion starts from
+    deep_seeds: int = 5  # of those, the ones it follows past the first hop (paths multiply per hop)
     decay: float = 0.5  # per hop
     weights: Mapping[str, float] = field(
         default_factory=lambda: {
@@ -44,12 +47,16 @@ class Tuning:
             "FOLLOWS": 0.6, "SAME_ENTITY": 0.7,
         }
     )
-    speaker_prior: float = 0.1  # added to notes by a speaker the query names
+    speaker_prior: float = 0.2  # added to notes by a speaker the query names
     strip_names: bool = True  # embed the query without the speakers it names
-    session_weight: float = 0.0  # × the best seed score in the note's session
-    when_boost: float = 0.0  # added to time-bearing notes on "when" questions
+    session_weight: float = 0.3  # × the best score in the note's session
+    when_boost: float = 0.1  # added to time-bearing notes on "when" questions
     mmr: float | None = None  # λ of maximal marginal relevance (lexical similarity); None: off
-    fields: Mapping[str, float] | None = None  # lexical field boosts; None: every field, Lucene's default
+    lexical_stop_words: bool = True  # drop question and filler words from the BM25 query
+    lexical_names: bool = True  # keep the speakers a query names in the BM25 query
+    # Lexical fields and boosts (None: every field of the index). The derived ones (context, keywords,
+    # tags) repeat the content's words and the speaker's name: on LoCoMo they cost 5 points of recall@10.
+    fields: Mapping[str, float] | None = field(default_factory=lambda: {"content": 0.5, "neighbourhood": 1.0})
 
     def __post_init__(self) -> None:
         unknown = set(self.weights) - EXPANSION_TYPES
@@ -132,6 +139,8 @@ _TIME_WORDS = re.compile(
     re.IGNORECASE,
 )
 _WORDS = re.compile(r"[a-z0-9]+")
+QUERY_STOP_WORDS = STOP_WORDS - {"time", "times", "day", "days", "week", "weeks", "month", "months", "year", "years",
+                                  "yesterday", "today", "tonight", "tomorrow", "ago", "last", "next", "new"}
 
 
 def named_speakers(query: str, speakers: Sequence[str]) -> tuple[str, ...]:
@@ -177,7 +186,8 @@ class Retriever:
         lexical: Future[list[tuple[Note, float]]] | None = None
         if mode in ("hybrid", "fulltext"):
             lexical = self._threads.submit(
-                self.store.fulltext_search, tenant, query, pool, filters=filters, fields=tuning.fields, brief=True
+                self.store.fulltext_search, tenant, self._lexical(query, names), pool, filters=filters,
+                fields=tuning.fields, brief=True,
             )
         dense: list[tuple[Note, float]] = []
         if mode in ("hybrid", "vector"):
@@ -192,14 +202,25 @@ class Retriever:
         reranked = tuning.session_weight or tuning.mmr is not None
         rows = self.store.expand(
             tenant, {hit.note.id: hit.score for hit in fused}, [hit.note.id for hit in fused[: tuning.seeds]] if hops else [],
-            hops=hops, decay=tuning.decay, weights=tuning.weights, limit=max(2 * k, k + 20) if reranked else k,
-            names=names if tuning.speaker_prior else (), speaker_prior=tuning.speaker_prior, filters=filters,
+            hops=hops, decay=tuning.decay, weights=tuning.weights, limit=max(k, RERANK_WINDOW) if reranked else k,
+            names=names if tuning.speaker_prior else (), speaker_prior=tuning.speaker_prior,
+            deep_seeds=tuning.deep_seeds, filters=filters,
         )
         by_id = {hit.note.id: hit for hit in fused}
         hits = [self._found(note, score, tuple(path), by_id.get(note.id), names, when) for note, score, path in rows]
         if tuning.session_weight:
             hits = self._by_session(hits)
         return self._mmr(hits, k) if tuning.mmr is not None else hits[:k]
+
+    def _lexical(self, query: str, names: Sequence[str]) -> str:
+        """The BM25 query: Lucene's English stop list is short, so "what did ... do" would weigh as much
+        as the words that matter; the engine's fuller list goes first. Falls back to the query itself."""
+        if not self.tuning.lexical_names:
+            query = without_names(query, names)
+        if not self.tuning.lexical_stop_words:
+            return query
+        kept = [w for w in _WORDS.findall(query.lower()) if w not in QUERY_STOP_WORDS]
+        return " ".join(kept) or query
 
     def _found(
         self, note: Note, score: float, path: tuple[Step, ...], candidate: SearchHit | None, names: Sequence[str],

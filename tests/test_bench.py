@@ -1,12 +1,16 @@
 """The benchmarks run end to end and report every key (timings themselves are never asserted)."""
 
 import json
+import uuid
 from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
+from amem_graph import AgenticMemory, Settings
+from amem_graph.bench.scripted_llm import Answer, ScriptedLLM, analysis_answer
 from amem_graph.cli import app
+from amem_graph.llm.prompts import QA_SYSTEM
 
 
 @pytest.mark.slow
@@ -51,3 +55,57 @@ def test_bench_llm_cost_reports_calls_tokens_and_latency(cli_env: dict[str, str]
 def test_bench_llm_cost_refuses_a_missing_data_file(cli_env: dict[str, str], tmp_path) -> None:
     result = CliRunner().invoke(app, ["bench", "llm-cost", "--data", str(tmp_path / "nope.json")], env=cli_env)
     assert result.exit_code == 3 and "cannot read LoCoMo data" in result.stderr
+
+
+def _answers_not_mentioned(request: dict) -> Answer:
+    """The scripted model: notes are analysed as usual; every question is answered "Not mentioned"."""
+    if request["messages"][0]["content"] == QA_SYSTEM:
+        return Answer(json.dumps({"answer": "Not mentioned"}))
+    return analysis_answer(request)
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not LOCOMO.exists(), reason=f"LoCoMo data not found at {LOCOMO}")
+def test_bench_locomo_reports_recall_baselines_ablations_and_qa(cli_env: dict[str, str], tmp_path) -> None:
+    out = tmp_path / "locomo.json"
+    prefix = f"t{uuid.uuid4().hex[:8]}-"
+    with ScriptedLLM(_answers_not_mentioned) as llm:
+        env = {**cli_env, "AMEM_LLM_BASE_URL": llm.base_url, "AMEM_LLM_MODEL": "scripted"}
+        args = ["bench", "locomo", "--data", str(LOCOMO), "--conversations", "conv-26", "--turns", "80",
+                "--questions", "20", "--k", "5,10", "--prefix", prefix]
+        try:
+            result = CliRunner().invoke(app, [*args, "--qa", "--json", str(out)], env=env, catch_exceptions=False)
+            assert result.exit_code == 0, result.output
+            again = CliRunner().invoke(app, [*args, "--no-ablations"], env=env, catch_exceptions=False)
+        finally:
+            with AgenticMemory(Settings.from_env(cli_env)) as mem:
+                mem.store.delete_tenant(f"{prefix}conv-26")
+    data = json.loads(out.read_text())
+    assert data["ingest"]["conversations"]["conv-26"] == {"notes": 80, "seconds": pytest.approx(
+        data["ingest"]["seconds"]), "reused": False}
+    assert data["ingest"]["analyser"] == "llm"
+    asked = data["data"]["questions"]
+    assert asked == 20 and data["data"]["dropped"]["evidence naming no turn"] > 0  # questions about later turns
+    assert sum(c["questions"] for c in data["by_category"].values()) == asked
+    for table in (data, *data["baselines"].values(), *data["ablations"].values()):
+        assert set(table["overall"]) == {"recall@5", "hit@5", "recall@10", "hit@10", "questions"}
+        assert 0 <= table["overall"]["hit@10"] <= table["overall"]["recall@10"] <= 100
+        assert table["overall"]["recall@5"] <= table["overall"]["recall@10"]
+    assert set(data["baselines"]) == {"dense", "bm25", "hybrid"}
+    assert data["latency_ms"]["n"] == asked and data["baselines"]["hybrid"]["latency_ms"]["n"] == asked
+    assert data["overall"]["recall@10"] > 0 and data["baselines"]["bm25"]["overall"]["recall@10"] > 0
+    assert "no expansion (hops 0)" in data["ablations"]
+    # QA through real HTTP: "Not mentioned" is right exactly for the adversarial questions.
+    qa = data["qa"]["by_category"]
+    assert qa["overall"]["f1"] == 0.0 and qa.get("5", {"f1": 100.0})["f1"] == 100.0
+    assert data["qa"]["usage"]["calls"] == asked
+    # A second run reuses the ingested tenants.
+    assert again.exit_code == 0, again.output
+    reused = json.loads(again.stdout)
+    assert reused["ingest"]["conversations"]["conv-26"]["reused"] is True and "ablations" not in reused
+    assert reused["overall"]["recall@10"] == data["overall"]["recall@10"]
+
+
+def test_bench_locomo_refuses_qa_without_an_llm(cli_env: dict[str, str], tmp_path) -> None:
+    result = CliRunner().invoke(app, ["bench", "locomo", "--data", str(LOCOMO), "--qa", "--turns", "1"], env=cli_env)
+    assert result.exit_code == 8 and "--qa answers with the configured LLM" in result.stderr

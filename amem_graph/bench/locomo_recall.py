@@ -3,6 +3,8 @@ retrieval over the same turns, in one run; ablations of each retrieval ingredien
 
 from __future__ import annotations
 
+import math
+import re
 import time
 from collections import Counter, defaultdict
 from collections.abc import Callable, Sequence
@@ -10,35 +12,41 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from ..api import AgenticMemory
+from ..embedding import Embedder
 from ..errors import InvalidInput, LLMNotConfigured
 from ..llm.client import LLMClient
-from ..models import NoteInput, SearchHit
-from ..retrieval import Retriever, Tuning, fuse
+from ..models import Note, NoteInput, SearchHit
+from ..retrieval import Retriever, Tuning
+from ..text import stem
 from . import locomo, locomo_qa
 from .timing import percentiles
 
 Ranker = Callable[[str, locomo.Question], list[SearchHit]]
 
-# Each ablation changes one ingredient of the default search, to show what it is worth; the last ones
-# are ingredients that are off by default, measured switched on.
+# Each changes one ingredient of the default search (retrieval.Tuning), to show what it is worth;
+# "+ ..." switches on one that is off by default.
 ABLATIONS: dict[str, tuple[dict[str, Any], int | None]] = {
     "no expansion (hops 0)": ({}, 0),
     "no session adjacency": ({"weights": {**Tuning().weights, "NEXT": 0.0}}, None),
     "no typed links": ({"weights": {"NEXT": Tuning().weights["NEXT"]}}, None),
-    "no neighbourhood text": ({"fields": {"content": 1.0, "context": 1.0, "keywords": 1.0, "tags": 1.0}}, None),
+    "no neighbourhood text": ({"fields": {"content": 1.0}}, None),
+    "derived fields in BM25 too": ({"fields": None}, None),
+    "no query stop words": ({"lexical_stop_words": False}, None),
     "no speaker prior": ({"speaker_prior": 0.0}, None),
     "no name-free dense query": ({"strip_names": False}, None),
+    "no session score": ({"session_weight": 0.0}, None),
+    "no when boost": ({"when_boost": 0.0}, None),
     "rrf fusion": ({"fusion": "rrf"}, None),
-    "dense weight 0.5": ({"dense_weight": 0.5}, None),
-    "+ session score 0.2": ({"session_weight": 0.2}, None),
-    "+ when boost 0.1": ({"when_boost": 0.1}, None),
+    "dense weight 0.6": ({"dense_weight": 0.6}, None),
     "+ mmr 0.7": ({"mmr": 0.7}, None),
 }
 
 
-def tenant_of(prefix: str, conversation: dict[str, Any], flat: bool = False) -> str:
-    return f"{prefix}{'flat-' if flat else ''}{conversation['sample_id']}"
+def tenant_of(prefix: str, conversation: dict[str, Any]) -> str:
+    return f"{prefix}{conversation['sample_id']}"
 
 
 def ingest(memory: AgenticMemory, tenant: str, notes: Sequence[NoteInput]) -> dict[str, Any]:
@@ -54,12 +62,6 @@ def ingest(memory: AgenticMemory, tenant: str, notes: Sequence[NoteInput]) -> di
             speaker=note.speaker,
         )
     return {"notes": len(notes), "seconds": round(time.perf_counter() - began, 2), "reused": False}
-
-
-def ingest_flat(memory: AgenticMemory, tenant: str, notes: Sequence[NoteInput]) -> None:
-    """The baselines' documents: the bare turns, one per note, no analysis, no session."""
-    if memory.stats(tenant=tenant).labels.get("Note", 0) != len(notes):
-        memory.add_many([NoteInput(content=n.content, source=n.source) for n in notes], tenant=tenant)
 
 
 def _scores(hits: Sequence[SearchHit], question: locomo.Question, ks: Sequence[int]) -> dict[str, float]:
@@ -127,14 +129,13 @@ def run(
     chosen = _chosen(locomo.load(data), conversations)
     dropped: Counter[str] = Counter()
     questions: list[tuple[str, locomo.Question]] = []
-    flat: dict[str, str] = {}
+    flat: dict[str, Sequence[NoteInput]] = {}
     ingest_report = {}
     for conversation in chosen:
         tenant = tenant_of(prefix, conversation)
         notes = locomo.turns(conversation)[:turns]
         ingest_report[conversation["sample_id"]] = ingest(memory, tenant, notes)
-        flat[tenant] = tenant_of(prefix, conversation, flat=True)
-        ingest_flat(memory, flat[tenant], notes)
+        flat[tenant] = notes
         known = {str(note.source) for note in notes}
         questions += [(tenant, q) for q in locomo.questions(conversation, dropped, known)][:limit]
     depth = max(ks)
@@ -182,30 +183,73 @@ def _chosen(data: list[dict[str, Any]], names: Sequence[str] | None) -> list[dic
 
 
 def _baselines(
-    memory: AgenticMemory, questions: Sequence[tuple[str, locomo.Question]], flat: dict[str, str],
-    ks: Sequence[int], depth: int,
+    memory: AgenticMemory, questions: Sequence[tuple[str, locomo.Question]],
+    turns: dict[str, Sequence[NoteInput]], ks: Sequence[int], depth: int,
 ) -> dict[str, Any]:
-    """Flat retrieval over the bare turns through the same Neo4j indexes: dense k-NN, BM25, and
-    0.5·minmax(dense) + 0.5·minmax(BM25) as in the data README."""
-    store, embedder = memory.store, memory.embedder
-    content = {"content": 1.0}
+    """Flat retrieval over the bare turns, in process as the data README measured it (one document per
+    turn): exact dense cosine, Okapi BM25, and 0.5·minmax(dense) + 0.5·minmax(BM25). In process, so
+    that they neither share Neo4j's vector index with the engine's tenants nor pay its round trips."""
+    flat = {tenant: FlatIndex(memory.embedder, notes) for tenant, notes in turns.items()}
 
-    def dense(tenant: str, q: locomo.Question) -> list[SearchHit]:
-        return [SearchHit(n, s) for n, s in store.vector_search(flat[tenant], embedder.embed_one(q.question), depth)]
+    def ranker(method: str) -> Ranker:
+        return lambda tenant, q: flat[tenant].search(q.question, depth, method)
 
-    def bm25(tenant: str, q: locomo.Question) -> list[SearchHit]:
-        return [SearchHit(n, s) for n, s in store.fulltext_search(flat[tenant], q.question, depth, fields=content)]
+    return {name: evaluate(ranker(name), questions, ks, timed=True) for name in ("dense", "bm25", "hybrid")}
 
-    def hybrid(tenant: str, q: locomo.Question) -> list[SearchHit]:
-        pool = max(2 * depth, 50)
-        vector = embedder.embed_one(q.question)
-        return fuse(
-            store.vector_search(flat[tenant], vector, pool),
-            store.fulltext_search(flat[tenant], q.question, pool, fields=content), depth, 0.5,
-        )
 
-    return {name: evaluate(rank, questions, ks, timed=True) for name, rank in
-            (("dense", dense), ("bm25", bm25), ("hybrid", hybrid))}
+class FlatIndex:
+    """One conversation's turns as flat documents: normalised embeddings and BM25 statistics."""
+
+    K1, B = 1.5, 0.75
+
+    def __init__(self, embedder: Embedder, notes: Sequence[NoteInput]) -> None:
+        self.embedder = embedder
+        self.notes = [Note(id=str(n.source), tenant="flat", content=n.content, content_hash="", source=n.source)
+                      for n in notes]
+        self.vectors = embedder.embed([n.content for n in notes])
+        self.docs = [Counter(_tokens(n.content)) for n in notes]
+        self.lengths = np.array([sum(d.values()) for d in self.docs], dtype=float)
+        frequency: Counter[str] = Counter(t for d in self.docs for t in d)
+        n = len(self.docs)
+        self.idf = {t: math.log(1 + (n - f + 0.5) / (f + 0.5)) for t, f in frequency.items()}
+
+    def search(self, query: str, k: int, method: str) -> list[SearchHit]:
+        if method == "bm25":
+            return self._top(self._bm25(query), k)
+        dense = self.vectors @ self.embedder.embed_one(query)
+        if method == "dense":
+            return self._top(dense, k)
+        return self._top(0.5 * _scaled(dense) + 0.5 * _scaled(self._bm25(query)), k)
+
+    def _bm25(self, query: str) -> np.ndarray:
+        scores = np.zeros(len(self.docs))
+        norm = self.K1 * (1 - self.B + self.B * self.lengths / self.lengths.mean())
+        for term in set(_tokens(query)):
+            if term not in self.idf:
+                continue
+            tf = np.array([d.get(term, 0) for d in self.docs], dtype=float)
+            scores += self.idf[term] * tf * (self.K1 + 1) / (tf + norm)
+        return scores
+
+    def _top(self, scores: np.ndarray, k: int) -> list[SearchHit]:
+        order = np.argsort(-scores, kind="stable")[:k]
+        return [SearchHit(self.notes[i], float(scores[i])) for i in order]
+
+
+_TOKEN = re.compile(r"[a-z0-9]+")
+LUCENE_STOP_WORDS = frozenset(  # Lucene's English stop set, which the engine's fulltext index uses too
+    "a an and are as at be but by for if in into is it no not of on or such that the their then there these "
+    "they this to was will with".split()
+)
+
+
+def _tokens(text: str) -> list[str]:
+    return [stem(t) for t in _TOKEN.findall(text.lower()) if t not in LUCENE_STOP_WORDS]
+
+
+def _scaled(scores: np.ndarray) -> np.ndarray:
+    low, high = float(scores.min()), float(scores.max())
+    return np.ones_like(scores) if high - low < 1e-12 else (scores - low) / (high - low)
 
 
 def _qa(

@@ -149,12 +149,12 @@ class NoteStore(Protocol):
     def expand(
         self, tenant: str, candidates: Mapping[str, float], seeds: Sequence[str], *, hops: int, decay: float,
         weights: Mapping[str, float], limit: int, names: Sequence[str] = (), speaker_prior: float = 0.0,
-        filters: SearchFilter = ...,
+        deep_seeds: int = 5, filters: SearchFilter = ...,
     ) -> list[tuple[Note, float, list[Step]]]:
         """The best `limit` of the candidates (id → score) and the notes up to `hops` valid links or session
         steps from the `seeds` (some candidates), as full notes with score and path (empty for a
         candidate). A path scores its seed × per step (decay × type weight × confidence), plus
-        `speaker_prior` for a note by one of `names`."""
+        `speaker_prior` for a note by one of `names`. Only the first `deep_seeds` seeds go past one hop."""
 
     def speakers(self, tenant: str) -> list[str]: ...
 

@@ -58,6 +58,7 @@ _UNREACHABLE = (ServiceUnavailable, SessionExpired, OSError)
 
 
 MAX_QUERY_TERMS = 200  # Lucene refuses queries of over 1024 clauses; each term is one per field (5)
+MAX_FETCH = 20_000  # the most notes one k-NN query asks the shared vector index for
 TEXT_FIELDS = ("content", "context", "keywords", "tags", "neighbourhood")  # the note_text index's fields
 
 
@@ -201,6 +202,7 @@ class Neo4jStore:
         self.location = uri
         self.database = database
         self.dimension: int | None = None
+        self._overfetch: dict[tuple[str, bool], int] = {}  # (tenant, filtered) → k-NN over-fetch multiple
         try:
             self._driver: Driver = GraphDatabase.driver(
                 uri,
@@ -511,14 +513,21 @@ class Neo4jStore:
     ) -> list[tuple[Note, float]]:
         query = validation.vector(vector, self._require_dimension(), "query vector")
         params = {"tenant": tenant, "vector": query, "k": k, "brief": brief, **filters.params()}
+        # The index is shared by all tenants and cannot filter while it searches: over-fetch by the
+        # multiple that last sufficed for this tenant (and filter), widen by the share that came back,
+        # then scan the tenant exactly (also the path for tenants with fewer than k notes).
+        key = (tenant, filters != NO_FILTER)
+        fetch = max(self._overfetch.get(key, 2) * k, 20)
         rows: list[Record] = []
-        # The index is shared by all tenants: over-fetch, widen once if others crowd this tenant out,
-        # then scan this tenant exactly (also the path for tenants with fewer than k notes).
-        for fetch in (max(2 * k, 20), max(20 * k, 200)):
+        for _ in range(2):
             rows = self._run("note/vector_search", fetch=fetch, **params)
             if len(rows) >= k:
+                self._overfetch[key] = max(2, -(-fetch // k))
                 break
+            share = len(rows) / fetch
+            fetch = min(MAX_FETCH, int(1.5 * k / share) if share else 10 * fetch)
         else:
+            self._overfetch[key] = max(2, min(MAX_FETCH, 2 * fetch) // k)  # start higher next time
             rows = self._run("note/vector_search_exact", **params)
         return [(_note(r["note"], brief), float(r["score"])) for r in rows]
 
@@ -535,7 +544,7 @@ class Neo4jStore:
     def expand(
         self, tenant: str, candidates: Mapping[str, float], seeds: Sequence[str], *, hops: int, decay: float,
         weights: Mapping[str, float], limit: int, names: Sequence[str] = (), speaker_prior: float = 0.0,
-        filters: SearchFilter = NO_FILTER,
+        deep_seeds: int = 5, filters: SearchFilter = NO_FILTER,
     ) -> list[tuple[Note, float, list[Step]]]:
         if not 0 <= hops <= MAX_HOPS:
             raise InvalidInput(f"hops must be 0-{MAX_HOPS}, got {hops}")
@@ -543,7 +552,7 @@ class Neo4jStore:
             "search/expand", tenant=tenant, candidates=[{"id": i, "score": s} for i, s in candidates.items()],
             seeds=[{"id": i, "score": candidates[i]} for i in seeds], seed_ids=list(seeds), hops=hops, decay=decay,
             weights={t: float(w) for t, w in weights.items() if w > 0}, limit=limit, names=list(names),
-            speaker_prior=speaker_prior, **filters.params(),
+            speaker_prior=speaker_prior, deep_seeds=deep_seeds, **filters.params(),
         )
         return [
             (note_from_record(r["note"]), float(r["score"]), [Step(**step) for step in r["path"]]) for r in rows

@@ -1,6 +1,7 @@
 // The final ranking, in one round trip: the fused candidates ($candidates: [{id, score}]) and every note
 // up to $hops (0-3) valid links or session steps (NEXT, walked both ways) from the best of them
-// ($seeds, a prefix of $candidates). A path scores its seed's score times, per step, $decay × the weight
+// ($seeds, a prefix of $candidates; only the first $deep_seeds go past one hop, which keeps the
+// number of paths small). A path scores its seed's score times, per step, $decay × the weight
 // of its type ($weights; a type without a weight is not followed) × the link's confidence; a note reached
 // this way gains $speaker_prior if its speaker is one of $names, as the candidates already did. Each
 // note keeps its best score and path (empty for a candidate); the best $limit are returned.
@@ -9,20 +10,21 @@ CALL () {
   MATCH (node:Note {tenant: $tenant, id: c.id})
   RETURN node, c.score AS score, null AS p
   UNION ALL
-  UNWIND $seeds AS s
+  UNWIND range(0, size($seeds) - 1) AS rank
+  WITH $seeds[rank] AS s, rank
   MATCH (seed:Note {tenant: $tenant, id: s.id})
-  CALL (seed) {
+  CALL (seed, rank) {
     // One branch per length: a path's length cannot be a parameter, and a longer pattern filtered
     // afterwards would expand every path of the longest length first.
     WITH seed WHERE $hops >= 1
     MATCH p = (seed)-[:NEXT|RELATES_TO|ELABORATES|SUPPORTS|CONTRADICTS|FOLLOWS|SAME_ENTITY]-(:Note)
     RETURN p
     UNION ALL
-    WITH seed WHERE $hops >= 2
+    WITH seed WHERE $hops >= 2 AND rank < $deep_seeds
     MATCH p = (seed)-[:NEXT|RELATES_TO|ELABORATES|SUPPORTS|CONTRADICTS|FOLLOWS|SAME_ENTITY*2]-(:Note)
     RETURN p
     UNION ALL
-    WITH seed WHERE $hops >= 3
+    WITH seed WHERE $hops >= 3 AND rank < $deep_seeds
     MATCH p = (seed)-[:NEXT|RELATES_TO|ELABORATES|SUPPORTS|CONTRADICTS|FOLLOWS|SAME_ENTITY*3]-(:Note)
     RETURN p
   }
