@@ -48,7 +48,7 @@ def neighbourhoods(tail: Sequence[Note], new: NoteInput) -> tuple[str, dict[str,
 
 # Link candidates are found by what a note says, not by the turns around it (`neighbourhood`), which
 # would offer every note of the same stretch of dialogue.
-CANDIDATE_SEARCH = Tuning(fields={"content": 1.0, "context": 1.0, "keywords": 1.0, "tags": 1.0})
+CANDIDATE_SEARCH = Tuning(fields={"content": 1.0, "context": 1.0, "keywords": 1.0, "tags": 1.0}, dense_weight=0.6)
 
 
 def candidate_text(content: str) -> str:

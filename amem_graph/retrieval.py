@@ -14,10 +14,9 @@ from typing import Literal
 import numpy as np
 
 from .embedding import Embedder
-from .llm.heuristic import STOP_WORDS
 from .models import LINK_TYPES, Note, SearchFilter, SearchHit, Step
 from .store import NoteStore
-from .text import stem
+from .text import STOP_WORDS, stem
 
 Mode = Literal["hybrid", "vector", "fulltext"]
 MODES: tuple[str, ...] = ("hybrid", "vector", "fulltext")
@@ -200,9 +199,9 @@ class Retriever:
         if not fused:
             return []
         reranked = tuning.session_weight or tuning.mmr is not None
+        starts = [hit.note.id for hit in fused[: tuning.seeds]] if hops else []
         rows = self.store.expand(
-            tenant, {hit.note.id: hit.score for hit in fused}, [hit.note.id for hit in fused[: tuning.seeds]] if hops else [],
-            hops=hops, decay=tuning.decay, weights=tuning.weights, limit=max(k, RERANK_WINDOW) if reranked else k,
+            tenant, {hit.note.id: hit.score for hit in fused}, starts, hops=hops, decay=tuning.decay, weights=tuning.weights, limit=max(k, RERANK_WINDOW) if reranked else k,
             names=names if tuning.speaker_prior else (), speaker_prior=tuning.speaker_prior,
             deep_seeds=tuning.deep_seeds, filters=filters,
         )

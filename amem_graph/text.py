@@ -4,6 +4,26 @@ from __future__ import annotations
 
 import re
 
+# Function words and chat filler: RAKE's phrase boundaries, and words a search query is better without.
+STOP_WORDS = frozenset(
+    """a about above after again against all almost also am an and any anyone anything are aren't around as at
+    away back be because been before being below between both but by can can't cannot could couldn't did didn't
+    do does doesn't doing don't done down during each else even ever every few for from further get gets getting
+    go goes going gonna got great had hadn't has hasn't have haven't having he he'd he'll he's her here here's
+    hers herself hey hi him himself his how how's i i'd i'll i'm i've if in into is isn't it it's its itself
+    just know let let's like lot lots made make makes many may me might more most much must mustn't my myself
+    need new nice no nor not now of off oh ok okay on once one only or other ought our ours ourselves out over
+    own pretty quite really right said same say says see shan't she she'd she'll she's should shouldn't since so
+    some something still such sure than thank thanks that that's the their theirs them themselves then there
+    there's these they they'd they'll they're they've thing things think this those though through to too
+    totally under until up us very want was wasn't way we we'd we'll we're we've well were weren't what what's
+    when when's where where's which while who who's whom why why's will with won't would wouldn't wow yeah yes
+    yet you you'd you'll you're you've your yours yourself yourselves amazing awesome cool glad good great
+    definitely especially actually went came come took take told tell feel felt feeling lately recently
+    yesterday today tonight tomorrow ago last next time times day days week weeks month months year years
+    found find finding tried try trying keep kept start started put gave give getting""".split()
+)
+
 _PREFIX = re.compile(r"^\s*\[[^\]]{0,80}\]\s*")  # "[1:56 pm on 8 May, 2023] " and similar stamps
 _SPEAKER = re.compile(r"^\s*([A-Z][\w.'-]*(?: [A-Z][\w.'-]*){0,2}):\s+")
 

@@ -13,7 +13,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Sequence
 
 from ..models import NeighbourUpdate, NoteAnalysis, NoteInput, ProposedLink, SearchHit
-from ..text import split_speaker, stem
+from ..text import STOP_WORDS, split_speaker, stem
 
 VERSION = "heuristic-v1"
 MAX_KEYWORDS = 5
@@ -21,25 +21,6 @@ MAX_TAGS = 3
 MAX_PHRASE_WORDS = 3
 LINK_COSINE = 0.55  # link on similarity alone from here (MiniLM cosine of related sentences)
 SHARED_COSINE = 0.30  # with a shared term, link from here
-
-STOP_WORDS = frozenset(
-    """a about above after again against all almost also am an and any anyone anything are aren't around as at
-    away back be because been before being below between both but by can can't cannot could couldn't did didn't
-    do does doesn't doing don't done down during each else even ever every few for from further get gets getting
-    go goes going gonna got great had hadn't has hasn't have haven't having he he'd he'll he's her here here's
-    hers herself hey hi him himself his how how's i i'd i'll i'm i've if in into is isn't it it's its itself
-    just know let let's like lot lots made make makes many may me might more most much must mustn't my myself
-    need new nice no nor not now of off oh ok okay on once one only or other ought our ours ourselves out over
-    own pretty quite really right said same say says see shan't she she'd she'll she's should shouldn't since so
-    some something still such sure than thank thanks that that's the their theirs them themselves then there
-    there's these they they'd they'll they're they've thing things think this those though through to too
-    totally under until up us very want was wasn't way we we'd we'll we're we've well were weren't what what's
-    when when's where where's which while who who's whom why why's will with won't would wouldn't wow yeah yes
-    yet you you'd you'll you're you've your yours yourself yourselves amazing awesome cool glad good great
-    definitely especially actually went came come took take told tell feel felt feeling lately recently
-    yesterday today tonight tomorrow ago last next time times day days week weeks month months year years
-    found find finding tried try trying keep kept start started put gave give getting""".split()
-)
 
 _TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9'’-]*|[.,!?;:()\[\]\"“”…]")
 

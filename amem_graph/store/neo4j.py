@@ -202,7 +202,7 @@ class Neo4jStore:
         self.location = uri
         self.database = database
         self.dimension: int | None = None
-        self._overfetch: dict[tuple[str, bool], int] = {}  # (tenant, filtered) → k-NN over-fetch multiple
+        self._overfetch: dict[tuple[str, bool], float] = {}  # (tenant, filtered) → k-NN over-fetch multiple
         try:
             self._driver: Driver = GraphDatabase.driver(
                 uri,
@@ -513,21 +513,20 @@ class Neo4jStore:
     ) -> list[tuple[Note, float]]:
         query = validation.vector(vector, self._require_dimension(), "query vector")
         params = {"tenant": tenant, "vector": query, "k": k, "brief": brief, **filters.params()}
-        # The index is shared by all tenants and cannot filter while it searches: over-fetch by the
-        # multiple that last sufficed for this tenant (and filter), widen by the share that came back,
-        # then scan the tenant exactly (also the path for tenants with fewer than k notes).
+        # The index is shared by all tenants and cannot filter while it searches: over-fetch by a multiple
+        # sized from the share of this tenant's (and filter's) notes the last query saw, widen once by
+        # the share this one saw, then scan the tenant exactly (also the path for tenants under k notes).
         key = (tenant, filters != NO_FILTER)
-        fetch = max(self._overfetch.get(key, 2) * k, 20)
+        fetch = min(MAX_FETCH, max(round(self._overfetch.get(key, 2.0) * k), 20))
         rows: list[Record] = []
         for _ in range(2):
             rows = self._run("note/vector_search", fetch=fetch, **params)
-            if len(rows) >= k:
-                self._overfetch[key] = max(2, -(-fetch // k))
+            matched = rows[0]["matched"] if rows else 0
+            self._overfetch[key] = max(2.0, 1.5 * fetch / matched if matched else 10.0 * fetch / k)
+            if len(rows) >= k or fetch >= MAX_FETCH:
                 break
-            share = len(rows) / fetch
-            fetch = min(MAX_FETCH, int(1.5 * k / share) if share else 10 * fetch)
-        else:
-            self._overfetch[key] = max(2, min(MAX_FETCH, 2 * fetch) // k)  # start higher next time
+            fetch = min(MAX_FETCH, round(self._overfetch[key] * k))
+        if len(rows) < k:
             rows = self._run("note/vector_search_exact", **params)
         return [(_note(r["note"], brief), float(r["score"])) for r in rows]
 
