@@ -172,7 +172,9 @@ class Evolver:
         embedded = [c for c in changes if c.context is not None or c.tags is not None]
         texts = [composite_text(own.content, own.context, own.keywords, own.tags)]
         texts += [
-            composite_text(c.note.content, c.context or c.note.context, c.note.keywords, c.tags or c.note.tags)
+            composite_text(
+                c.note.content, c.context or c.note.context, c.note.keywords, c.note.tags if c.tags is None else c.tags
+            )
             for c in embedded
         ]
         vectors = self.embedder.embed(texts)
