@@ -292,7 +292,9 @@ class AgenticMemory:
             sessions=validation.labels(sessions, "sessions"), include_superseded=bool(include_superseded),
         )
         if filters.after and filters.before and filters.after >= filters.before:
-            raise InvalidInput(f"after ({filters.after.isoformat()}) must be earlier than before ({filters.before.isoformat()})")
+            raise InvalidInput(
+                f"after ({filters.after.isoformat()}) must be earlier than before ({filters.before.isoformat()})"
+            )
         hits = self.retriever.search(tenant, query, k=k, hops=hops, mode=mode, filters=filters)
         self._record_access(tenant, [hit.note.id for hit in hits])
         return hits
