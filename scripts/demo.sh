@@ -19,6 +19,13 @@ $amem add "Melanie ran a charity race for mental health on Saturday." -t $tenant
 echo; echo "Note $first, its links (with the evidence) and versions:"; $amem show "$first" -t $tenant
 echo; echo 'Search: "What is Caroline planning for her family?"'
 $amem search "What is Caroline planning for her family?" -t $tenant -k 3
+for turn in "Caroline: I finally went to the pottery class you told me about." \
+            "Melanie: Oh nice! Did you make anything?" \
+            "Caroline: A little blue bowl. My hands were covered in clay."; do
+  $amem add "$turn" -t $tenant --session chat-1 --event-time 2023-07-03T13:36:00+00:00 >/dev/null
+done
+echo; echo 'Search with provenance (a turn found through its session neighbours): "What did Caroline make?"'
+$amem search "What did Caroline make?" -t $tenant -k 3 --context
 echo
 $amem neo4j status
 echo

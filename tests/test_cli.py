@@ -49,6 +49,25 @@ def test_init_add_get_search_roundtrip(cli_env: dict[str, str], cli_tenant: str)
     assert run(cli_env, "delete", note["id"], "-t", cli_tenant).exit_code == 0
 
 
+def test_session_turns_and_search_with_provenance_from_the_cli(cli_env: dict[str, str], cli_tenant: str) -> None:
+    turns = ["Caroline: I went to the pottery class.", "Melanie: Did you make anything?",
+             "Caroline: A little blue bowl."]
+    ids = [json.loads(run(cli_env, "add", t, "-t", cli_tenant, "--session", "chat-1", "--json").stdout)["id"]
+           for t in turns]
+    first = json.loads(run(cli_env, "get", ids[0], "-t", cli_tenant, "--json").stdout)
+    assert first["session"] == "chat-1" and first["seq"] == 1 and first["speaker"] == "Caroline"
+    assert first["neighbourhood"] == "\n".join(turns)
+    hits = json.loads(run(cli_env, "search", "pottery", "-t", cli_tenant, "--mode", "fulltext", "--hops", "1",
+                          "--speaker", "Melanie", "--json").stdout)
+    assert [h["note"]["id"] for h in hits] == [ids[1]]  # its neighbourhood says pottery; the filter keeps Melanie
+    block = run(cli_env, "search", "blue bowl", "-t", cli_tenant, "--mode", "fulltext", "--context", "-k", "3")
+    assert block.exit_code == 0 and block.stdout.startswith("Relevant memories (best first):")
+    table = run(cli_env, "search", "blue bowl", "-t", cli_tenant, "-k", "3")
+    assert "seed" in table.stdout
+    bad = run(cli_env, "search", "bowl", "-t", cli_tenant, "--hops", "9")
+    assert bad.exit_code == 2  # refused by the command line itself
+
+
 def test_user_errors_are_one_line_with_exit_codes(cli_env: dict[str, str], cli_tenant: str) -> None:
     missing = run(cli_env, "get", "no-such-note", "-t", cli_tenant)
     assert missing.exit_code == 3

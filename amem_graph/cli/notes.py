@@ -46,15 +46,18 @@ def add(
     context: Annotated[str, typer.Option(help="One sentence of context")] = "",
     category: Annotated[str | None, typer.Option()] = None,
     event_time: Annotated[str | None, typer.Option(help="When it happened, ISO-8601")] = None,
+    session: Annotated[str | None, typer.Option(help="The conversation or episode it belongs to")] = None,
+    speaker: Annotated[str | None, typer.Option(help='Who said it [default: "Name" of a leading "Name: "]')] = None,
     as_json: JsonOption = False,
 ) -> None:
-    """Add a note (adding the same text from the same source again returns the existing note)."""
+    """Add a note (adding the same text from the same source again returns the existing note); a note with
+    a session follows the session's last note, and its neighbourhood holds the turns around it."""
     text: str | bytes = sys.stdin.buffer.read() if content == "-" else content  # bytes: decoded strictly
     with memory(tenant) as mem:
         note = mem.add(
             text,  # type: ignore[arg-type]
             source=source, tags=tag or (), keywords=keyword or (), context=context, category=category,
-            event_time=event_time,
+            event_time=event_time, session=session, speaker=speaker,
         )
     if as_json:
         print_json(note.to_dict())
