@@ -16,7 +16,7 @@ import numpy as np
 from .embedding import Embedder
 from .models import LINK_TYPES, Note, SearchFilter, SearchHit, Step
 from .store import NoteStore
-from .text import STOP_WORDS, stem
+from .text import STOP_WORDS, stem, without_stamp
 
 Mode = Literal["hybrid", "vector", "fulltext"]
 MODES: tuple[str, ...] = ("hybrid", "vector", "fulltext")
@@ -264,7 +264,7 @@ class Retriever:
         boosts: list[tuple[str, float]] = []
         if self.tuning.speaker_prior and hit.note.speaker and hit.note.speaker in names:
             boosts.append(("speaker", self.tuning.speaker_prior))
-        if self.tuning.when_boost and when and _TIME_WORDS.search(hit.note.content.split("]", 1)[-1]):
+        if self.tuning.when_boost and when and _TIME_WORDS.search(without_stamp(hit.note.content)):
             boosts.append(("time", self.tuning.when_boost))
         if not boosts:
             return hit

@@ -120,8 +120,9 @@ def run(
     qa_k: int = 10, turns: int | None = None,
 ) -> dict[str, Any]:
     """`limit`: questions per conversation; `turns`: only the first turns of each conversation, and the
-    questions whose evidence lies among them (a quick run; the rest are counted as dropped). With `qa`, each question is also answered by the configured
-    LLM from the `qa_k` memories `context` gives (LLMNotConfigured without one)."""
+    questions whose evidence lies among them (a quick run; the rest are counted as dropped). With `qa`,
+    each question is also answered by the configured LLM from the `qa_k` memories `context` gives
+    (LLMNotConfigured without one)."""
     if qa and memory.llm is None:
         raise LLMNotConfigured("--qa answers with the configured LLM: set AMEM_LLM_BASE_URL (and AMEM_LLM_API_KEY)")
     if not ks or any(k < 1 or k > 1000 for k in ks):
