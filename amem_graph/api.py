@@ -1,4 +1,5 @@
-"""AgenticMemory: the public entry point — add, get, update, delete, link and search notes."""
+"""AgenticMemory: the public entry point — add, get, update, delete, link and search notes; dialogue turns
+and their context through the MemoryOS tiers (`add_turn`, `context_for`, `respond`, `tiers`)."""
 
 from __future__ import annotations
 
@@ -16,11 +17,12 @@ from .errors import AmemError, EvolutionConflict, InvalidInput, LLMNotConfigured
 from .evolution import Evolver
 from .llm import Analyser, HeuristicAnalyser, LLMAnalyser, LLMClient
 from .log import event
-from .models import Link, Note, NoteChanges, NoteHistory, NoteInput, SearchFilter, SearchHit
+from .models import Link, Note, NoteChanges, NoteHistory, NoteInput, Page, SearchFilter, SearchHit
 from .retrieval import MODES, Mode, Retriever, format_context
 from .settings import Settings
-from .store import NoteStore, StoreStats, open_store
+from .store import MemoryStore, StoreStats, open_store
 from .store.base import MAX_HOPS
+from .tiers import HeuristicTierAnalyser, LLMTierAnalyser, MemoryTiers, TierContext
 
 MAX_QUERY_CHARS = 4_000
 MAX_K = 1_000
@@ -39,7 +41,7 @@ class AgenticMemory:
         settings: Settings | None = None,
         *,
         tenant: str | None = None,
-        store: NoteStore | None = None,
+        store: MemoryStore | None = None,
         embedder: Embedder | None = None,
         analyser: Analyser | None = None,
         init_schema: bool = True,
@@ -60,6 +62,13 @@ class AgenticMemory:
         self.analyser: Analyser = analyser or (LLMAnalyser(self._own_llm) if self._own_llm else HeuristicAnalyser())
         self.evolver = Evolver(self.store, self.embedder, self.analyser, self.settings)
         self.retriever = Retriever(self.store, self.embedder)
+        client = self.llm
+        self.tiers = MemoryTiers(
+            self.store, self.embedder, self.evolver,
+            LLMTierAnalyser(client) if client else HeuristicTierAnalyser(self.settings.tiers.continuity),
+            self.settings.tiers, search=self.search, tenant_of=self._tenant, llm=client,
+            max_chars=self.settings.max_content_chars,
+        )
         self._access = ThreadPoolExecutor(max_workers=1, thread_name_prefix="amem-access")
 
     # -- writing ---------------------------------------------------------------------------------
@@ -314,6 +323,25 @@ class AgenticMemory:
             self.store.record_access(tenant, note_ids)
         except AmemError as err:  # a lost count is not worth failing anything for; say so
             event("access_not_recorded", tenant=tenant, notes=len(note_ids), error=str(err))
+
+    # -- dialogue (MemoryOS tiers) ----------------------------------------------------------------
+
+    def add_turn(
+        self, user_text: str, assistant_text: str = "", *, tenant: str | None = None, session_id: str = "default",
+        at: datetime | str | None = None,
+    ) -> Page:
+        """Store a dialogue turn as a short-term page; older pages move on to mid-term segments, and hot
+        segments become notes and persona facts (see `tiers`)."""
+        return self.tiers.add_turn(user_text, assistant_text, tenant=tenant, session_id=session_id, at=at)
+
+    def context_for(self, query: str, *, tenant: str | None = None, session_id: str | None = None, **limits: int) -> TierContext:
+        """Short-term pages, the best segments and their pages, persona facts and notes for `query`:
+        `.prompt()` is one block with a section per tier. Limits: segments, pages, facts, notes, hops."""
+        return self.tiers.context_for(query, tenant=tenant, session_id=session_id, **limits)
+
+    def respond(self, query: str, *, tenant: str | None = None, session_id: str = "default", remember: bool = True) -> str:
+        """The configured LLM's answer to `query` over `context_for`'s block; the exchange is stored as a turn."""
+        return self.tiers.respond(query, tenant=tenant, session_id=session_id, remember=remember)
 
     # -- history ---------------------------------------------------------------------------------
 

@@ -273,6 +273,104 @@ class NoteHistory:
         }
 
 
+# -- MemoryOS tiers: short-term pages, mid-term segments, long-term persona ------------------------
+
+# Persona fact kinds (MemoryOS's long-term personal memory): what the user is and likes, what the user
+# told the assistant about the world, and what the assistant said or committed to for this user.
+FACT_KINDS: tuple[str, ...] = ("profile", "user_knowledge", "assistant_knowledge")
+FactKind = Literal["profile", "user_knowledge", "assistant_knowledge"]
+
+
+@dataclass(frozen=True)
+class Page:
+    """One dialogue turn (a user side and an assistant side, either may be empty), never rewritten.
+
+    `tier` is "stm" while the page is among the last pages of its session, then "mtm" once it has
+    joined a segment; `chain` is the dialogue chain of continuous pages it belongs to."""
+
+    id: str
+    tenant: str
+    session_id: str
+    seq: int
+    user_text: str
+    assistant_text: str
+    at: datetime | None
+    tier: str = "stm"
+    keywords: tuple[str, ...] = ()
+    chain_id: str | None = None
+    chain_summary: str = ""
+    segment_id: str | None = None
+    promoted_at: datetime | None = None
+    analysis: AnalysisKind = "heuristic"
+
+    @property
+    def text(self) -> str:
+        """The turn as one text: the user side, then the assistant side labelled."""
+        if not self.assistant_text:
+            return self.user_text
+        if not self.user_text:
+            return f"Assistant: {self.assistant_text}"
+        return f"{self.user_text}\nAssistant: {self.assistant_text}"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {name: _jsonable(getattr(self, name)) for name in self.__dataclass_fields__}
+
+
+@dataclass(frozen=True)
+class Segment:
+    """A topic of the mid-term memory: pages joined by similarity, with a summary and heat counters."""
+
+    id: str
+    tenant: str
+    summary: str
+    keywords: tuple[str, ...]
+    pages: int
+    visits: int  # retrievals since the last promotion (N_visit)
+    interaction_len: int  # pages joined since the last promotion (L_interaction)
+    last_access: datetime | None
+    heat: float  # computed when read, so an untouched segment cools
+    created_at: datetime | None = None
+    archived_at: datetime | None = None
+    promoted_at: datetime | None = None
+    promotions: int = 0
+    analysis: AnalysisKind = "heuristic"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {name: _jsonable(getattr(self, name)) for name in self.__dataclass_fields__}
+
+
+@dataclass(frozen=True)
+class Fact:
+    """A persona fact, derived from the pages of a promoted segment (`page_ids`)."""
+
+    id: str
+    tenant: str
+    kind: str
+    text: str
+    confidence: float
+    mentions: int = 1  # how many promotions derived it again
+    uses: int = 0  # how many contexts it was part of
+    assistant: str | None = None  # the assistant whose knowledge it is (assistant_knowledge only)
+    created_at: datetime | None = None
+    updated_at: datetime | None = None
+    page_ids: tuple[str, ...] = ()
+    segment_ids: tuple[str, ...] = ()
+    analysis: AnalysisKind = "heuristic"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {name: _jsonable(getattr(self, name)) for name in self.__dataclass_fields__}
+
+
+@dataclass(frozen=True)
+class ProposedFact:
+    """A fact an extractor found in a segment's pages, before it is de-duplicated against the persona."""
+
+    kind: str
+    text: str
+    page_id: str
+    confidence: float = 0.6
+
+
 def _jsonable(value: Any) -> Any:
     if isinstance(value, datetime):
         return value.isoformat()

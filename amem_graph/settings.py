@@ -80,6 +80,46 @@ class LLMSettings:
 
 
 @dataclass(frozen=True)
+class TierSettings:
+    """The MemoryOS hierarchy (Kang et al., 2025); defaults are the paper's.
+
+    Heat = alpha·visits + beta·interaction_len + gamma·exp(−Δt/mu), Δt in seconds since the segment was
+    last touched; a segment whose heat reaches `promote_heat` is promoted to long-term memory."""
+
+    stm_capacity: int = 7  # pages per tenant and session
+    merge_threshold: float = 0.6  # F_score = cosine + keyword Jaccard, to join an existing segment
+    segment_capacity: int = 200  # active segments per tenant; past it the coldest is archived
+    heat_alpha: float = 1.0
+    heat_beta: float = 1.0
+    heat_gamma: float = 1.0
+    heat_mu: float = 1e7
+    promote_heat: float = 5.0
+    fact_capacity: int = 100  # active persona facts per kind and tenant
+    continuity: float = 0.35  # cosine to the previous page from which a turn continues its chain
+    assistant: str = "assistant"  # whose knowledge assistant_knowledge facts are
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str]) -> TierSettings:
+        return cls(
+            stm_capacity=_int(env, "AMEM_STM_CAPACITY", 7, maximum=1_000),
+            merge_threshold=_number(env, "AMEM_MERGE_THRESHOLD", 0.6, 0.0, 2.0),
+            segment_capacity=_int(env, "AMEM_SEGMENT_CAPACITY", 200, maximum=100_000),
+            heat_alpha=_number(env, "AMEM_HEAT_ALPHA", 1.0, 0.0, 1e6),
+            heat_beta=_number(env, "AMEM_HEAT_BETA", 1.0, 0.0, 1e6),
+            heat_gamma=_number(env, "AMEM_HEAT_GAMMA", 1.0, 0.0, 1e6),
+            heat_mu=_number(env, "AMEM_HEAT_MU", 1e7, 1.0, 1e12),
+            promote_heat=_number(env, "AMEM_PROMOTE_HEAT", 5.0, 0.0, 1e9),
+            fact_capacity=_int(env, "AMEM_FACT_CAPACITY", 100, maximum=100_000),
+            continuity=_number(env, "AMEM_CONTINUITY", 0.35, -1.0, 1.0),
+            assistant=env.get("AMEM_ASSISTANT") or "assistant",
+        )
+
+    def heat_params(self) -> dict[str, float]:
+        """The parameters of cypher/fragments/segment_heat.cypher."""
+        return {"alpha": self.heat_alpha, "beta": self.heat_beta, "gamma": self.heat_gamma, "mu": self.heat_mu}
+
+
+@dataclass(frozen=True)
 class Settings:
     """Everything the engine needs to connect and run.
 
@@ -103,6 +143,7 @@ class Settings:
     candidates: int = 5  # neighbours offered to the analyser per new note
     link_budget: int = 20  # valid links per note; past it the weakest is invalidated
     evolution_attempts: int = 3  # re-analyses when a neighbour changed under a concurrent add
+    tiers: TierSettings = field(default_factory=TierSettings)
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
@@ -124,6 +165,7 @@ class Settings:
             candidates=_int(env, "AMEM_CANDIDATES", 5, minimum=0, maximum=50),
             link_budget=_int(env, "AMEM_LINK_BUDGET", 20, maximum=10_000),
             evolution_attempts=_int(env, "AMEM_EVOLUTION_ATTEMPTS", 3, maximum=20),
+            tiers=TierSettings.from_env(env),
         )
 
     @property

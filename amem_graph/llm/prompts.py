@@ -112,3 +112,102 @@ def qa_messages(question: str, memories: str) -> list[dict[str, str]]:
         {"role": "system", "content": QA_SYSTEM},
         {"role": "user", "content": f"{memories}\n\nQuestion: {question[:MAX_NOTE_CHARS]}"},
     ]
+
+
+# -- MemoryOS tiers ------------------------------------------------------------------------------------
+
+TIERS_PROMPT_VERSION = "tiers-v1"
+MAX_PAGE_CHARS = 1_500  # each side of a turn, in a prompt
+
+TURN_SYSTEM = """Dialogue memory. Decide whether NEW continues the topic of PREVIOUS (same conversation thread).
+Return JSON: continues (true/false); chain_summary: one short sentence summing up the thread so far (with NEW,
+if it continues; else NEW alone); keywords: 3-6 key terms of NEW (names, things, events)."""
+TURN_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "additionalProperties": False,
+    "required": ["continues", "chain_summary", "keywords"],
+    "properties": {"continues": {"type": "boolean"}, "chain_summary": {"type": "string"}, "keywords": _strings()},
+}
+
+SEGMENT_SYSTEM = """Topic memory. SUMMARY sums up a topic of past dialogue; NEW is a turn that joins it.
+Return JSON: summary: the topic's summary including what NEW adds (at most 3 sentences, keep names, dates,
+numbers); keywords: 3-8 key terms of the topic."""
+SEGMENT_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "additionalProperties": False,
+    "required": ["summary", "keywords"],
+    "properties": {"summary": {"type": "string"}, "keywords": _strings()},
+}
+
+PERSONA_SYSTEM = """Long-term personal memory. From the dialogue PAGES (p1..pN), extract lasting facts:
+profile: what the user is, has, likes, does (one fact per item, e.g. "Has a beagle named Max");
+user_knowledge: facts about the world the user told;
+assistant_knowledge: what the assistant said it did, knows or committed to for this user.
+Return JSON: facts: [{kind (profile|user_knowledge|assistant_knowledge), text (one short sentence), page
+(the handle it came from), confidence 0-1}]. Only facts stated in the pages; none is fine."""
+PERSONA_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "additionalProperties": False,
+    "required": ["facts"],
+    "properties": {
+        "facts": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "additionalProperties": False,
+                "required": ["kind", "text", "page", "confidence"],
+                "properties": {
+                    "kind": {"type": "string", "enum": ["profile", "user_knowledge", "assistant_knowledge"]},
+                    "text": {"type": "string"},
+                    "page": {"type": "string"},
+                    "confidence": {"type": "number"},
+                },
+            },
+        }
+    },
+}
+
+RESPOND_SYSTEM = """You are a helpful assistant with a memory of this user. Use the MEMORY below where it helps;
+do not mention it unless asked. Return JSON: {"reply": "..."}"""
+RESPOND_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "additionalProperties": False,
+    "required": ["reply"],
+    "properties": {"reply": {"type": "string"}},
+}
+
+
+def page_handle(position: int) -> str:
+    return f"p{position + 1}"
+
+
+def _turn(user_text: str, assistant_text: str) -> str:
+    parts = [f"user: {user_text[:MAX_PAGE_CHARS]}"] if user_text else []
+    if assistant_text:
+        parts.append(f"assistant: {assistant_text[:MAX_PAGE_CHARS]}")
+    return " | ".join(parts)
+
+
+def turn_messages(new: tuple[str, str], previous: tuple[str, str] | None, chain_summary: str) -> list[dict[str, str]]:
+    lines = [f"PREVIOUS: {_turn(*previous)}" if previous else "PREVIOUS: none"]
+    if previous and chain_summary:
+        lines.append(f"THREAD SO FAR: {chain_summary[:MAX_PAGE_CHARS]}")
+    lines.append(f"NEW: {_turn(*new)}")
+    return [{"role": "system", "content": TURN_SYSTEM}, {"role": "user", "content": "\n".join(lines)}]
+
+
+def segment_messages(summary: str | None, new: tuple[str, str]) -> list[dict[str, str]]:
+    lines = [f"SUMMARY: {summary[:MAX_PAGE_CHARS]}" if summary else "SUMMARY: none (a new topic)", f"NEW: {_turn(*new)}"]
+    return [{"role": "system", "content": SEGMENT_SYSTEM}, {"role": "user", "content": "\n".join(lines)}]
+
+
+def persona_messages(pages: Sequence[tuple[str, str]]) -> list[dict[str, str]]:
+    lines = ["PAGES:", *(f"{page_handle(i)}: {_turn(*page)}" for i, page in enumerate(pages))]
+    return [{"role": "system", "content": PERSONA_SYSTEM}, {"role": "user", "content": "\n".join(lines)}]
+
+
+def respond_messages(query: str, memory: str) -> list[dict[str, str]]:
+    return [
+        {"role": "system", "content": f"{RESPOND_SYSTEM}\n\nMEMORY:\n{memory}"},
+        {"role": "user", "content": query[:MAX_NOTE_CHARS]},
+    ]

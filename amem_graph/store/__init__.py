@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from ..errors import StoreUnavailable
 from ..settings import Settings
-from .base import SCHEMA_VERSION, NoteStore, StoreStats
+from .base import SCHEMA_VERSION, MemoryStore, NoteStore, StoreStats
 
 
-def open_store(settings: Settings) -> NoteStore:
+def open_store(settings: Settings) -> MemoryStore:
     """The Neo4j named by NEO4J_URI, else the local server that `amem-graph neo4j start` runs."""
     from ..server import LocalNeo4j
     from .neo4j import Neo4jStore
@@ -25,4 +25,4 @@ def open_store(settings: Settings) -> NoteStore:
     return Neo4jStore(local.uri, local.user, local.password, settings.neo4j_database)
 
 
-__all__ = ["SCHEMA_VERSION", "NoteStore", "StoreStats", "open_store"]
+__all__ = ["SCHEMA_VERSION", "MemoryStore", "NoteStore", "StoreStats", "open_store"]

@@ -8,10 +8,22 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from ..models import Evolution, Link, Note, NoteInput, NoteVersion, SearchFilter, Step, Supersession
+from ..models import (
+    Evolution,
+    Fact,
+    Link,
+    Note,
+    NoteInput,
+    NoteVersion,
+    Page,
+    SearchFilter,
+    Segment,
+    Step,
+    Supersession,
+)
 
 MAX_HOPS = 3  # the longest expansion path the stores follow
-SCHEMA_VERSION = 3  # 2: tenant locks and Evolution nodes (issue 3); 3: sessions, speakers, neighbourhood (issue 4)
+SCHEMA_VERSION = 4  # 2: tenant locks, Evolution nodes; 3: sessions, speakers, neighbourhood; 4: MemoryOS tiers
 
 
 @dataclass(frozen=True)
@@ -167,3 +179,127 @@ class NoteStore(Protocol):
     def stats(self, tenant: str | None = None) -> StoreStats: ...
 
     def close(self) -> None: ...
+
+
+@dataclass(frozen=True)
+class PageWrite:
+    """A new page and the dialogue chain it joins (the previous page's, or a new one)."""
+
+    id: str
+    session_id: str
+    user_text: str
+    assistant_text: str
+    at: Any  # datetime, millisecond precision
+    keywords: tuple[str, ...]
+    embedding: np.ndarray
+    chain_id: str
+    chain_summary: str
+    chain_keywords: tuple[str, ...]
+    analysis: str
+    model: str | None
+
+
+@dataclass(frozen=True)
+class SegmentState:
+    """What joining a page to a segment updates, and the page count the join must still find."""
+
+    embedding: np.ndarray
+    keywords: tuple[str, ...]
+    keyword_counts: tuple[int, ...]
+    summary: str
+    pages: int
+
+
+@dataclass(frozen=True)
+class SegmentWrite:
+    """A segment's new summary, keywords and centroid after a page joins (a new segment when `expected_pages`
+    is None)."""
+
+    id: str
+    summary: str
+    keywords: tuple[str, ...]
+    keyword_counts: tuple[int, ...]
+    embedding: np.ndarray
+    expected_pages: int | None
+    analysis: str
+    model: str | None
+
+
+@dataclass(frozen=True)
+class FactWrite:
+    """A persona fact to create (`existing_id` None) or to reinforce; `supersedes` names the older fact a
+    new one replaces."""
+
+    kind: str
+    text: str
+    page_id: str
+    confidence: float
+    embedding: np.ndarray | None
+    id: str | None = None
+    existing_id: str | None = None
+    supersedes: str | None = None
+    reason: str = ""
+    assistant: str | None = None
+    analysis: str = "heuristic"
+    model: str | None = None
+
+
+class TierStore(Protocol):
+    """Tenant-scoped persistence of the MemoryOS tiers: pages, chains, segments, persona facts. `now` comes
+    from the caller's clock, so heat can be read at any time (and tests can move time on)."""
+
+    def last_page(self, tenant: str, session_id: str) -> tuple[Page, np.ndarray, tuple[str, ...]] | None:
+        """The session's last page, its embedding and its chain's keywords."""
+
+    def add_page(self, tenant: str, page: PageWrite, *, now: Any) -> int:
+        """Append a page to its session and chain; returns its seq."""
+
+    def stm_pages(self, tenant: str, session_id: str) -> list[Page]: ...
+
+    def overflow(self, tenant: str, session_id: str, capacity: int) -> list[tuple[Page, np.ndarray]]:
+        """STM pages of the session beyond the newest `capacity`, oldest first."""
+
+    def latest_session(self, tenant: str) -> str | None: ...
+
+    def sessions_with_stm(self, tenant: str) -> list[str]: ...
+
+    def segments(
+        self, tenant: str, *, heat: Mapping[str, float], now: Any, vector: np.ndarray | None = None,
+        limit: int = 1_000, include_archived: bool = False,
+    ) -> list[tuple[Segment, float | None]]:
+        """Segments with their heat at `now`, and their cosine to `vector` if given (ranked by it)."""
+
+    def segment_state(self, tenant: str, segment_id: str) -> SegmentState | None: ...
+
+    def join_segment(self, tenant: str, page_id: str, segment: SegmentWrite, *, now: Any) -> bool:
+        """Move an STM page into a segment; False (and nothing written) if the segment moved on since read."""
+
+    def archive_coldest(self, tenant: str, capacity: int, *, heat: Mapping[str, float], now: Any) -> list[str]: ...
+
+    def segment_pages(self, tenant: str, segment_id: str, *, unpromoted: bool = False) -> list[Page]: ...
+
+    def best_pages(
+        self, tenant: str, segment_ids: Sequence[str], vector: np.ndarray, k: int
+    ) -> list[tuple[str, Page, float]]:
+        """(segment id, page, cosine) for the `k` pages of each segment closest to `vector`."""
+
+    def visit_segments(self, tenant: str, segment_ids: Sequence[str], *, now: Any) -> None: ...
+
+    def mark_promoted(self, tenant: str, segment_id: str, derived: Sequence[tuple[str, str]], *, now: Any) -> None:
+        """DERIVED_FROM from each (page id, note id)'s note to its page and the segment; counters reset."""
+
+    def facts(
+        self, tenant: str, assistant: str, *, kinds: Sequence[str] | None = None, vector: np.ndarray | None = None,
+        limit: int = 10_000, with_embedding: bool = False,
+    ) -> list[tuple[Fact, float | None, np.ndarray | None]]:
+        """Active facts (with cosine to `vector` if given, ranked by it) and their embeddings if asked."""
+
+    def write_facts(self, tenant: str, segment_id: str, facts: Sequence[FactWrite], *, capacity: int, now: Any) -> list[str]:
+        """Create and reinforce facts in one transaction, then archive past `capacity` per kind; returns
+        the archived ids."""
+
+    def use_facts(self, tenant: str, fact_ids: Sequence[str], *, now: Any) -> None: ...
+
+
+class MemoryStore(NoteStore, TierStore, Protocol):
+    """What the engine runs on: notes and the MemoryOS tiers, in one database."""

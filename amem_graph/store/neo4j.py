@@ -52,6 +52,7 @@ from ..models import (
     Supersession,
 )
 from .base import MAX_HOPS, SCHEMA_VERSION, EvolutionOutcome, EvolutionWrite, StoreStats
+from .neo4j_tiers import Neo4jTiers
 
 _WORD = re.compile(r"\w+")
 _UNREACHABLE = (ServiceUnavailable, SessionExpired, OSError)
@@ -193,8 +194,8 @@ def _now() -> datetime:
     return validation.to_millis(datetime.now(timezone.utc))
 
 
-class Neo4jStore:
-    """Notes in Neo4j 5.26+ (Community or Enterprise, single server, cluster or Aura)."""
+class Neo4jStore(Neo4jTiers):
+    """Notes and the MemoryOS tiers in Neo4j 5.26+ (Community or Enterprise, single server, cluster or Aura)."""
 
     kind = "neo4j"
 

@@ -1,0 +1,294 @@
+"""MemoryOS (Kang et al., EMNLP 2025) on the note graph: short-term pages, mid-term segments scored by heat,
+long-term persona facts and agentic notes, each step a transaction of its own so that a failure at any
+point leaves every turn stored and the next turn finishes what was left."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from typing import Any
+
+import numpy as np
+
+from .. import validation
+from ..embedding import Embedder
+from ..errors import InvalidInput, LLMError, LLMNotConfigured
+from ..evolution import Evolver
+from ..llm.client import LLMClient
+from ..llm.prompts import RESPOND_SCHEMA, respond_messages
+from ..log import event
+from ..models import FACT_KINDS, Fact, NoteInput, Page, SearchHit, Segment
+from ..settings import TierSettings
+from ..store.base import MemoryStore, PageWrite, SegmentWrite
+from . import persona
+from .analysis import TierAnalyser, bare, jaccard, keywords, merged_keywords
+from .context import PAGE_SOURCE, FactHit, PageHit, SegmentHit, TierContext
+
+SEGMENT_CANDIDATES = 20  # segments a leaving page (or a query) is compared with, by cosine, before Jaccard
+JOIN_ATTEMPTS = 3
+MAX_SESSION_CHARS = 200
+MAX_RESPONSE_TOKENS = 800
+
+
+@dataclass(frozen=True)
+class Promotion:
+    """What promoting one hot segment wrote."""
+
+    segment_id: str
+    heat: float
+    note_ids: tuple[str, ...]
+    facts_added: tuple[str, ...]
+    facts_reinforced: tuple[str, ...]
+    facts_superseded: tuple[str, ...]
+    facts_archived: tuple[str, ...]
+
+
+def _now() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+class MemoryTiers:
+    """The hierarchy for every tenant of one AgenticMemory (reach it as `memory.tiers`).
+
+    `clock` gives "now" for heat, access times and page times (tests move it to age segments)."""
+
+    def __init__(
+        self, store: MemoryStore, embedder: Embedder, evolver: Evolver, analyser: TierAnalyser, settings: TierSettings, *,
+        search: Callable[..., list[SearchHit]], tenant_of: Callable[[str | None], str], llm: LLMClient | None,
+        max_chars: int, clock: Callable[[], datetime] = _now,
+    ) -> None:
+        self.store = store
+        self.embedder = embedder
+        self.evolver = evolver
+        self.analyser = analyser
+        self.settings = settings
+        self.clock = clock
+        self._search = search
+        self._tenant = tenant_of
+        self._llm = llm
+        self._max_chars = max_chars
+
+    # -- short-term memory -----------------------------------------------------------------------
+
+    def add_turn(
+        self, user_text: str, assistant_text: str = "", *, tenant: str | None = None, session_id: str = "default",
+        at: datetime | str | None = None,
+    ) -> Page:
+        """Store one dialogue turn as a page of the session's short-term memory (either side may be empty,
+        not both). Pages past the STM capacity move to mid-term segments, and hot segments are promoted."""
+        tenant = self._tenant(tenant)
+        user_text = validation.text(user_text, "user_text", self._max_chars, allow_empty=True)
+        assistant_text = validation.text(assistant_text, "assistant_text", self._max_chars, allow_empty=True)
+        if not (user_text.strip() or assistant_text.strip()):
+            raise InvalidInput("a turn needs text on at least one side (user_text or assistant_text)")
+        session_id = self._session(session_id)
+        now = validation.to_millis(self.clock())
+        when = validation.event_time(at) or now
+        page = Page(id=str(uuid.uuid4()), tenant=tenant, session_id=session_id, seq=0, user_text=user_text,
+                    assistant_text=assistant_text, at=when)
+        vector = self.embedder.embed_one(_page_text(page))
+        last = self.store.last_page(tenant, session_id)
+        previous, cosine, chain_keywords = None, None, ()
+        if last is not None:
+            previous, previous_vector, chain_keywords = last
+            cosine = _cosine(vector, previous_vector)
+        turn = self.analyser.turn(page, previous, cosine, chain_keywords)
+        chain_id = previous.chain_id if turn.continues and previous and previous.chain_id else str(uuid.uuid4())
+        seq = self.store.add_page(tenant, PageWrite(
+            id=page.id, session_id=session_id, user_text=user_text, assistant_text=assistant_text, at=when,
+            keywords=turn.keywords, embedding=vector, chain_id=chain_id, chain_summary=turn.chain_summary,
+            chain_keywords=turn.chain_keywords, analysis=turn.analysis, model=turn.model,
+        ), now=now)
+        self._settle(tenant, session_id, self.settings.stm_capacity)
+        return Page(id=page.id, tenant=tenant, session_id=session_id, seq=seq, user_text=user_text,
+                    assistant_text=assistant_text, at=when, keywords=turn.keywords, chain_id=chain_id,
+                    chain_summary=turn.chain_summary, analysis=turn.analysis)  # type: ignore[arg-type]
+
+    def flush(self, *, tenant: str | None = None, session_id: str | None = None) -> list[str]:
+        """End a session (or every session): its short-term pages move to mid-term segments now, as they
+        would when later turns pushed them out. Returns the ids of the pages moved."""
+        tenant = self._tenant(tenant)
+        sessions = [self._session(session_id)] if session_id is not None else self.store.sessions_with_stm(tenant)
+        return [page_id for session in sessions for page_id in self._settle(tenant, session, 0)]
+
+    def stm(self, *, tenant: str | None = None, session_id: str | None = None) -> list[Page]:
+        """The short-term pages of a session (by default the tenant's most recent one), oldest first."""
+        tenant = self._tenant(tenant)
+        session = self._session(session_id) if session_id is not None else self.store.latest_session(tenant)
+        return self.store.stm_pages(tenant, session) if session else []
+
+    def _settle(self, tenant: str, session_id: str, capacity: int) -> list[str]:
+        """Move the session's pages beyond `capacity` into segments, oldest first; then archive past the
+        segment capacity and promote every hot segment."""
+        moved = [page.id for page, vector in self.store.overflow(tenant, session_id, capacity) if self._join(tenant, page, vector)]
+        if moved:
+            now = self.clock()
+            archived = self.store.archive_coldest(
+                tenant, self.settings.segment_capacity, heat=self.settings.heat_params(), now=now
+            )
+            if archived:
+                event("segments_archived", tenant=tenant, segments=archived)
+            self.promote(tenant=tenant)
+        return moved
+
+    # -- mid-term memory -------------------------------------------------------------------------
+
+    def _join(self, tenant: str, page: Page, vector: np.ndarray) -> bool:
+        """The page joins the segment with the best F_score (cosine + keyword Jaccard) if it reaches the
+        threshold, else starts a segment. Read, decide, write with a version check; again if it moved."""
+        for _ in range(JOIN_ATTEMPTS):
+            now = self.clock()
+            best, score = self._best_segment(tenant, vector, page.keywords, now)
+            state = self.store.segment_state(tenant, best.id) if best and score >= self.settings.merge_threshold else None
+            if state is None:
+                summary = self.analyser.segment(None, page.keywords, page, 1)
+                words, counts = merged_keywords((), (), (*page.keywords, *summary.keywords))
+                write = SegmentWrite(str(uuid.uuid4()), summary.summary, words, counts, vector, None,
+                                     summary.analysis, summary.model)
+            else:
+                words, counts = merged_keywords(state.keywords, state.keyword_counts, page.keywords)
+                summary = self.analyser.segment(state.summary, words, page, state.pages + 1)
+                words, counts = merged_keywords(words, counts, summary.keywords) if summary.keywords else (words, counts)
+                centroid = (state.embedding * state.pages + vector) / (state.pages + 1)
+                write = SegmentWrite(best.id, summary.summary, words, counts, centroid, state.pages,  # type: ignore[union-attr]
+                                     summary.analysis, summary.model)
+            if self.store.join_segment(tenant, page.id, write, now=now):
+                return True
+        event("page_not_joined", tenant=tenant, page_id=page.id, reason="segments kept changing; the next turn retries")
+        return False
+
+    def _best_segment(
+        self, tenant: str, vector: np.ndarray, words: Sequence[str], now: datetime, limit: int = SEGMENT_CANDIDATES
+    ) -> tuple[Segment | None, float]:
+        ranked = self._scored_segments(tenant, vector, words, now, limit)
+        return ranked[0] if ranked else (None, float("-inf"))
+
+    def _scored_segments(
+        self, tenant: str, vector: np.ndarray, words: Sequence[str], now: datetime, limit: int
+    ) -> list[tuple[Segment, float]]:
+        rows = self.store.segments(tenant, heat=self.settings.heat_params(), now=now, vector=vector, limit=limit)
+        scored = [(segment, float(cosine or 0.0) + jaccard(segment.keywords, words)) for segment, cosine in rows]
+        return sorted(scored, key=lambda item: -item[1])
+
+    def segments(self, *, tenant: str | None = None, include_archived: bool = False, limit: int = 1_000) -> list[Segment]:
+        """Segments with their heat now, hottest first."""
+        rows = self.store.segments(
+            self._tenant(tenant), heat=self.settings.heat_params(), now=self.clock(), limit=limit,
+            include_archived=include_archived,
+        )
+        return [segment for segment, _ in rows]
+
+    def segment_pages(self, segment_id: str, *, tenant: str | None = None) -> list[Page]:
+        return self.store.segment_pages(self._tenant(tenant), validation.note_id(segment_id))
+
+    # -- long-term memory ------------------------------------------------------------------------
+
+    def promote(self, *, tenant: str | None = None) -> list[Promotion]:
+        """Promote every segment whose heat has reached the threshold (not only the hottest): its new pages
+        become agentic notes (analysed, linked, evolving their neighbours) and persona facts, each pointing
+        at its page and segment (DERIVED_FROM); then the segment's counters start again."""
+        tenant = self._tenant(tenant)
+        heat = self.settings.heat_params()
+        hot = self.store.segments(tenant, heat=heat, now=self.clock())
+        return [self._promote(tenant, s) for s, _ in hot if s.heat >= self.settings.promote_heat]
+
+    def _promote(self, tenant: str, segment: Segment) -> Promotion:
+        pages = self.store.segment_pages(tenant, segment.id, unpromoted=True)
+        derived = [(page.id, self.evolver.add(tenant, self._note(page)).note_id) for page in pages]
+        facts = self.analyser.persona(pages) if pages else None
+        writes = []
+        if facts and facts.facts:
+            vectors = self.embedder.embed([fact.text for fact in facts.facts])
+            existing = [(f, v) for f, _, v in self.store.facts(tenant, self.settings.assistant, with_embedding=True) if v is not None]
+            writes = persona.decide(facts.facts, vectors, existing, assistant=self.settings.assistant,
+                                    analysis=facts.analysis, model=facts.model)
+        now = self.clock()
+        archived = self.store.write_facts(tenant, segment.id, writes, capacity=self.settings.fact_capacity, now=now) if writes else []
+        self.store.mark_promoted(tenant, segment.id, derived, now=now)
+        return Promotion(
+            segment.id, segment.heat, tuple(note_id for _, note_id in derived),
+            facts_added=tuple(w.text for w in writes if w.existing_id is None),
+            facts_reinforced=tuple(w.existing_id for w in writes if w.existing_id),  # type: ignore[misc]
+            facts_superseded=tuple(w.supersedes for w in writes if w.supersedes),  # type: ignore[misc]
+            facts_archived=tuple(archived),
+        )
+
+    def _note(self, page: Page) -> NoteInput:
+        """A page as a note: no session, because notes are promoted topic by topic, not in dialogue order
+        (the page keeps the order, and the note points at it)."""
+        return validation.note_input(
+            NoteInput(content=page.text, source=f"{PAGE_SOURCE}{page.id}", event_time=page.at), 2 * self._max_chars + 32
+        )
+
+    def persona(self, *, tenant: str | None = None, kinds: Sequence[str] | None = None) -> list[Fact]:
+        """The tenant's active persona facts (of `kinds`, or all), by kind then age."""
+        if kinds is not None and (unknown := set(kinds) - set(FACT_KINDS)):
+            raise InvalidInput(f"unknown fact kinds {sorted(unknown)}: the kinds are {', '.join(FACT_KINDS)}")
+        return [f for f, _, _ in self.store.facts(self._tenant(tenant), self.settings.assistant, kinds=kinds)]
+
+    # -- retrieval -------------------------------------------------------------------------------
+
+    def context_for(
+        self, query: str, *, tenant: str | None = None, session_id: str | None = None, segments: int = 5,
+        pages: int = 3, facts: int = 10, notes: int = 5, hops: int = 2,
+    ) -> TierContext:
+        """Everything the tiers know about `query`: the session's short-term pages (by default the tenant's
+        most recent session), the `segments` best segments (F_score) with their `pages` best pages, the
+        `facts` closest persona facts and the `notes` best notes (search with graph expansion). The
+        segments and facts used count as visits and uses."""
+        tenant = self._tenant(tenant)
+        for name, value, top in (("segments", segments, 100), ("pages", pages, 100), ("facts", facts, 1_000)):
+            if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= top:
+                raise InvalidInput(f"{name} must be an integer from 0 to {top}, got {value!r}")
+        hits = self._search(query, k=notes, hops=hops, tenant=tenant) if notes else []  # validates the query
+        session = self._session(session_id) if session_id is not None else self.store.latest_session(tenant)
+        now = self.clock()
+        vector = self.embedder.embed_one(bare(query))
+        top = self._scored_segments(tenant, vector, keywords(query), now, SEGMENT_CANDIDATES)[:segments] if segments else []
+        best: dict[str, list[PageHit]] = {}
+        for segment_id, page, cosine in self.store.best_pages(tenant, [s.id for s, _ in top], vector, pages) if pages else []:
+            best.setdefault(segment_id, []).append(PageHit(page, cosine))
+        found = self.store.facts(tenant, self.settings.assistant, vector=vector, limit=facts) if facts else []
+        self.store.visit_segments(tenant, [s.id for s, _ in top], now=now)
+        self.store.use_facts(tenant, [f.id for f, _, _ in found], now=now)
+        return TierContext(
+            query=query, session_id=session, stm=tuple(self.store.stm_pages(tenant, session) if session else ()),
+            segments=tuple(SegmentHit(s, score, tuple(best.get(s.id, ()))) for s, score in top),
+            facts=tuple(FactHit(f, float(cosine or 0.0)) for f, cosine, _ in found), notes=tuple(hits),
+        )
+
+    def respond(self, query: str, *, tenant: str | None = None, session_id: str = "default", remember: bool = True, **context: Any) -> str:
+        """Answer `query` with the configured LLM over `context_for`'s prompt block; with `remember`, the
+        exchange is stored as a turn. If the LLM fails, the user's side is still stored, and LLMError raised."""
+        if self._llm is None:
+            raise LLMNotConfigured("respond needs an LLM: set AMEM_LLM_BASE_URL (any OpenAI-compatible server) or AMEM_LLM_API_KEY")
+        block = self.context_for(query, tenant=tenant, session_id=session_id, **context).prompt()
+        try:
+            reply = self._llm.complete_json("respond", respond_messages(query, block), RESPOND_SCHEMA, max_tokens=MAX_RESPONSE_TOKENS)
+            text = reply.data.get("reply")
+            if not isinstance(text, str) or not text.strip():
+                self._llm.count_failure("respond")
+                raise LLMError("malformed", "the answer has no reply")
+        except LLMError:
+            if remember:
+                self.add_turn(query, "", tenant=tenant, session_id=session_id)
+            raise
+        if remember:
+            self.add_turn(query, text.strip()[: self._max_chars], tenant=tenant, session_id=session_id)
+        return text.strip()
+
+    @staticmethod
+    def _session(session_id: Any) -> str:
+        return validation.text(session_id, "session_id", MAX_SESSION_CHARS).strip()
+
+
+def _page_text(page: Page) -> str:
+    """What a page is embedded as: both sides without time stamp or speaker."""
+    return "\n".join(bare(t) for t in (page.user_text, page.assistant_text) if t.strip())
+
+
+def _cosine(a: np.ndarray, b: np.ndarray) -> float:
+    norm = float(np.linalg.norm(a) * np.linalg.norm(b))
+    return float(a @ b) / norm if norm else 0.0

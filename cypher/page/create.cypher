@@ -1,0 +1,16 @@
+// A new page at the end of its session (NEXT from the previous one) and in its dialogue chain: the chain
+// of the previous page when the turn continues it, else a new one. The tenant lock orders concurrent turns.
+@tenant_lock
+OPTIONAL MATCH (last:Page {tenant: $tenant, session_id: $session_id})
+WITH last ORDER BY last.seq DESC LIMIT 1
+CREATE (page:Page {id: $id, tenant: $tenant, session_id: $session_id, seq: coalesce(last.seq, 0) + 1,
+                   user_text: $user_text, assistant_text: $assistant_text, at: $at, created_at: $now,
+                   keywords: $keywords, tier: 'stm', analysis: $analysis, model: $model})
+FOREACH (_ IN CASE WHEN last IS NULL THEN [] ELSE [1] END | CREATE (last)-[:NEXT]->(page))
+MERGE (chain:Chain {id: $chain_id})
+ON CREATE SET chain.tenant = $tenant, chain.session_id = $session_id, chain.created_at = $now, chain.pages = 0
+SET chain.summary = $chain_summary, chain.keywords = $chain_keywords, chain.updated_at = $now, chain.pages = chain.pages + 1
+CREATE (chain)-[:HAS_PAGE]->(page)
+WITH page
+CALL db.create.setNodeVectorProperty(page, 'embedding', $embedding)
+RETURN page.seq AS seq

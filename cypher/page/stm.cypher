@@ -1,0 +1,6 @@
+// The short-term memory of a session: its pages not yet in a segment, oldest first.
+MATCH (page:Page {tenant: $tenant, session_id: $session_id})
+WHERE page.tier = 'stm'
+OPTIONAL MATCH (chain:Chain)-[:HAS_PAGE]->(page)
+WITH page, chain, null AS seg ORDER BY page.seq
+RETURN @page_map AS page

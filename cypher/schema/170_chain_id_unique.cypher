@@ -1,0 +1,1 @@
+CREATE CONSTRAINT chain_id_unique IF NOT EXISTS FOR (c:Chain) REQUIRE c.id IS UNIQUE

@@ -1,0 +1,6 @@
+// A segment's pages in dialogue order; with $unpromoted, only those no promotion has turned into notes yet.
+MATCH (seg:Segment {tenant: $tenant, id: $id})-[:HAS_PAGE]->(page:Page)
+WHERE NOT $unpromoted OR page.promoted_at IS NULL
+OPTIONAL MATCH (chain:Chain)-[:HAS_PAGE]->(page)
+WITH page, chain, seg ORDER BY page.session_id, page.seq
+RETURN @page_map AS page
