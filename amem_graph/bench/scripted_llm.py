@@ -71,8 +71,12 @@ def _content_words(text: str) -> list[str]:
 
 def analysis_answer(request: dict[str, Any]) -> Answer:
     """A cooperative model: keywords and tags from the note's words, links to candidates that share
-    one, and a tag added to the first linked candidate."""
+    one, and a tag added to the first linked candidate. Requests of the MemoryOS tiers (by the name of
+    their JSON schema) get the answers of `tier_answer`."""
+    name = ((request.get("response_format") or {}).get("json_schema") or {}).get("name", "")
     user = next(m["content"] for m in request["messages"] if m["role"] == "user")
+    if name in _TIER_ANSWERS:
+        return Answer(json.dumps(_TIER_ANSWERS[name](user), separators=(",", ":")))
     lines = user.splitlines()
     note = lines[0].removeprefix("NEW: ")
     words = _content_words(note.split(": ", 1)[-1]) or ["note"]
@@ -95,6 +99,34 @@ def analysis_answer(request: dict[str, Any]) -> Answer:
         "links": links[:3], "neighbour_updates": updates,
     }
     return Answer(json.dumps(answer, separators=(",", ":")))
+
+
+def _turn_answer(user: str) -> dict[str, Any]:
+    new = next(line for line in user.splitlines() if line.startswith("NEW: "))
+    words = _content_words(new.removeprefix("NEW: ")) or ["turn"]
+    return {"continues": not user.startswith("PREVIOUS: none"), "chain_summary": f"Talk about {', '.join(words[:3])}.",
+            "keywords": words[:5]}
+
+
+def _segment_answer(user: str) -> dict[str, Any]:
+    words = _content_words(user.split("NEW: ", 1)[-1]) or ["topic"]
+    return {"summary": f"The user talked about {', '.join(words[:4])}.", "keywords": words[:5]}
+
+
+def _persona_answer(user: str) -> dict[str, Any]:
+    facts = []
+    for line in user.splitlines()[1:]:
+        handle, _, text = line.partition(": ")
+        said = text.removeprefix("user: ").split(" | ")[0]
+        if said.lower().startswith(("i ", "i'm ", "my ")):
+            facts.append({"kind": "profile", "text": said, "page": handle, "confidence": 0.9})
+    return {"facts": facts}
+
+
+_TIER_ANSWERS: dict[str, Callable[[str], dict[str, Any]]] = {
+    "tier_turn": _turn_answer, "tier_segment": _segment_answer, "tier_persona": _persona_answer,
+    "respond": lambda user: {"reply": f"You said: {user[:80]}"},
+}
 
 
 class ScriptedLLM:

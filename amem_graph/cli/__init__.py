@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from . import bench, history, notes, server
+from . import bench, history, notes, server, tiers
 from .common import EXIT_CODES, user_errors
 from .doctor import doctor
 
@@ -18,6 +18,7 @@ app.add_typer(server.app, name="neo4j")
 app.add_typer(bench.app, name="bench")
 notes.register(app)
 history.register(app)
+tiers.register(app)
 app.command()(user_errors(doctor))
 
 

@@ -152,10 +152,10 @@ class HeuristicTierAnalyser:
             found: list[ProposedFact] = []
             speaker, user = split_speaker(page.user_text)
             for sentence in _sentences(user):
-                kind = "profile" if _SELF.match(sentence) else "user_knowledge" if _knowledge(sentence) else None
+                kind, confidence = _user_fact(sentence)
                 if kind:
                     text = f"{speaker}: {sentence}" if speaker else sentence
-                    found.append(ProposedFact(kind, text[:MAX_FACT_CHARS], page.id, 0.6 if kind == "profile" else 0.4))
+                    found.append(ProposedFact(kind, text[:MAX_FACT_CHARS], page.id, confidence))
             for sentence in _sentences(page.assistant_text):
                 if _ASSISTANT_SELF.match(sentence):
                     found.append(ProposedFact("assistant_knowledge", sentence[:MAX_FACT_CHARS], page.id, 0.5))
@@ -173,12 +173,18 @@ def _sentences(text: str) -> list[str]:
     return out
 
 
-def _knowledge(sentence: str) -> bool:
-    """A statement about the world rather than the speaker: not first person, with a verb of being or having
-    and some content words."""
+def _user_fact(sentence: str) -> tuple[str | None, float]:
+    """(kind, confidence) of a user's statement: about themself (first person, surest with a verb of being,
+    having or liking), about the world (a verb of being or having), or neither (too few content words)."""
     words = _WORD.findall(sentence.lower())
     content = [w for w in words if w not in STOP_WORDS]
-    return not _FIRST_PERSON.match(sentence) and bool(_COPULA.search(sentence)) and len(words) >= 6 and len(content) >= 3
+    if _FIRST_PERSON.match(sentence):
+        if _SELF.match(sentence):
+            return "profile", 0.6
+        return ("profile", 0.4) if len(content) >= 2 else (None, 0.0)
+    if _COPULA.search(sentence) and len(words) >= 6 and len(content) >= 3:
+        return "user_knowledge", 0.4
+    return None, 0.0
 
 
 class LLMTierAnalyser:

@@ -11,9 +11,11 @@ import numpy as np
 
 from ..models import Fact, ProposedFact
 from ..store.base import FactWrite
+from ..text import split_speaker
 
 SAME = 0.92  # cosine from which two facts say the same thing
-UPDATE = 0.70  # cosine from which a fact with the same subject is a new value of it
+UPDATE = 0.50  # cosine from which a fact with the same subject is a new value of it ("I live in Boston" /
+# "I live in Seattle now" are 0.55 with all-MiniLM-L6-v2; "I love to paint" / "I love to hike" 0.41)
 SUBJECT_WORDS = 3
 _WORD = re.compile(r"[a-z0-9']+")
 
@@ -23,9 +25,9 @@ def normalised(text: str) -> str:
 
 
 def subject(text: str) -> str:
-    """The first words of a fact ("i live in", "caroline my favourite"): what a new value must share to
-    replace it."""
-    return " ".join(normalised(text).split()[:SUBJECT_WORDS])
+    """Who says it and the first words ("caroline|i live in"): what a new value must share to replace it."""
+    speaker, body = split_speaker(text)
+    return f"{(speaker or '').lower()}|{' '.join(normalised(body).split()[:SUBJECT_WORDS])}"
 
 
 def decide(

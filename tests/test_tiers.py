@@ -1,0 +1,282 @@
+"""The MemoryOS tiers against the real Neo4j: STM pages and chains, segments and heat, promotion to
+notes and persona facts, retrieval across tiers, restarts, tenant isolation and LLM faults."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import replace
+from datetime import datetime, timedelta, timezone
+from typing import Any
+
+import pytest
+
+from amem_graph import AgenticMemory, InvalidInput, Settings
+from amem_graph.bench.scripted_llm import Answer, Fault, Raw, ScriptedLLM
+from amem_graph.errors import LLMNotConfigured
+from amem_graph.settings import LLMSettings
+
+T0 = datetime(2026, 1, 1, 12, 0, tzinfo=timezone.utc)
+DOG = ["I adopted a beagle named Max last week.", "My beagle Max loves chasing squirrels.",
+       "Max the beagle chewed my shoes again.", "I took Max the beagle to the vet today."]
+WORK = ["I work as a nurse at the city hospital.", "The hospital nurses work long night shifts.",
+        "My nurse shifts at the hospital start at six."]
+
+
+@pytest.fixture
+def open_tiers(settings: Settings, tenant: str) -> Iterator[Callable[..., AgenticMemory]]:
+    """Opens memories with tier settings overridden (and a clock that tests move); cleans the tenant up."""
+    opened: list[AgenticMemory] = []
+
+    def open_(llm: LLMSettings | None = None, **tiers: Any) -> AgenticMemory:
+        custom = replace(settings, tiers=replace(settings.tiers, **tiers), llm=llm or settings.llm)
+        memory = AgenticMemory(custom, tenant=tenant)
+        memory.tiers.clock = lambda: T0
+        opened.append(memory)
+        return memory
+
+    yield open_
+    opened[-1].store.delete_tenant(tenant)
+    for memory in opened:
+        memory.close()  # closing twice is harmless
+
+
+def at(memory: AgenticMemory, seconds: float) -> None:
+    memory.tiers.clock = lambda: T0 + timedelta(seconds=seconds)
+
+
+def test_stm_overflow_moves_exactly_the_oldest_page(open_tiers: Callable[..., AgenticMemory]) -> None:
+    memory = open_tiers(stm_capacity=3, promote_heat=100.0)
+    pages = [memory.add_turn(text, "Noted.", session_id="s1") for text in [*DOG[:3]]]
+    assert [p.seq for p in memory.tiers.stm(session_id="s1")] == [1, 2, 3]
+    assert memory.tiers.segments() == []
+    memory.add_turn(DOG[3], session_id="s1")  # one side empty: kept
+    stm = memory.tiers.stm(session_id="s1")
+    assert [p.seq for p in stm] == [2, 3, 4] and stm[-1].assistant_text == ""
+    [segment] = memory.tiers.segments()
+    assert [p.id for p in memory.tiers.segment_pages(segment.id)] == [pages[0].id]
+    assert memory.tiers.stm(session_id="other") == []  # STM is per session
+
+
+def test_an_empty_turn_is_refused_and_writes_nothing(
+    open_tiers: Callable[..., AgenticMemory], count_nodes: Callable[[str], int], tenant: str
+) -> None:
+    memory = open_tiers()
+    before = count_nodes(tenant)
+    for user, assistant in (("", ""), ("  ", "\n"), ("bad \x00 byte", "")):
+        with pytest.raises(InvalidInput):
+            memory.add_turn(user, assistant)
+    with pytest.raises(InvalidInput):
+        memory.add_turn("fine", session_id="")
+    assert count_nodes(tenant) == before
+
+
+def test_continuing_turns_share_a_chain_and_a_new_topic_starts_one(open_tiers: Callable[..., AgenticMemory]) -> None:
+    memory = open_tiers(promote_heat=100.0)
+    first = memory.add_turn(DOG[0], "Beagles are great.", session_id="s1")
+    second = memory.add_turn(DOG[1], "That is what beagles do.", session_id="s1")
+    third = memory.add_turn("What do you think about quantum computing hardware?", "Qubits are fragile.", session_id="s1")
+    assert second.chain_id == first.chain_id and "beagle" in second.chain_summary.lower()
+    assert third.chain_id != first.chain_id
+    assert memory.add_turn(DOG[2], session_id="s2").chain_id not in {first.chain_id, third.chain_id}  # chains stay in a session
+    stm = memory.tiers.stm(session_id="s1")
+    assert [p.chain_id for p in stm] == [first.chain_id, first.chain_id, third.chain_id]
+    assert stm[1].chain_summary == second.chain_summary  # kept in the graph, read back
+
+
+def test_a_page_joins_a_segment_only_above_the_merge_threshold(open_tiers: Callable[..., AgenticMemory]) -> None:
+    memory = open_tiers(stm_capacity=1, promote_heat=100.0)
+    for text in [DOG[0], DOG[1], "The central bank raised interest rates by half a point.", "done"]:
+        memory.add_turn(text, session_id="s1")
+    segments = {s.pages: s for s in memory.tiers.segments()}
+    assert sorted(segments) == [1, 2]  # the two beagle turns merged; the bank turn started its own segment
+    assert "beagle" in segments[2].keywords and "beagle" in segments[2].summary
+    strict = open_tiers(stm_capacity=1, promote_heat=100.0, merge_threshold=1.9)
+    for text in [DOG[2], DOG[3], "done"]:
+        strict.add_turn(text, session_id="s2")
+    assert sorted(s.pages for s in strict.tiers.segments()) == [1, 1, 1, 2]  # nothing reaches 1.9
+
+
+def test_heat_decays_with_time_and_a_visit_warms_a_segment(open_tiers: Callable[..., AgenticMemory]) -> None:
+    memory = open_tiers(stm_capacity=1, promote_heat=100.0, heat_mu=100.0)
+    for text in [DOG[0], WORK[0], "done"]:
+        memory.add_turn(text, session_id="s1")
+    fresh = {s.summary: s.heat for s in memory.tiers.segments()}
+    assert all(h == pytest.approx(2.0) for h in fresh.values())  # one page (beta) + recency 1 (gamma)
+    at(memory, 1_000)  # ten mu later: recency e^-10
+    assert all(s.heat == pytest.approx(1.0, abs=1e-3) for s in memory.tiers.segments())
+    memory.context_for("Tell me about the beagle Max", segments=1, notes=0)
+    heats = {s.keywords[0]: s for s in memory.tiers.segments()}
+    dog = next(s for s in heats.values() if "beagle" in s.keywords)
+    assert dog.visits == 1 and dog.heat == pytest.approx(3.0)  # a visit, a page, and recency again 1
+    assert sorted(s.heat for s in heats.values())[0] == pytest.approx(1.0, abs=1e-3)  # the other one stayed cold
+
+
+def test_every_hot_segment_is_promoted_in_one_pass(open_tiers: Callable[..., AgenticMemory], tenant: str) -> None:
+    memory = open_tiers(stm_capacity=1, promote_heat=100.0)
+    for text in [*DOG[:2], *WORK[:2], "The central bank raised interest rates.", "done"]:
+        memory.add_turn(text, session_id="s1")
+    assert sorted(s.pages for s in memory.tiers.segments()) == [1, 2, 2]
+    memory.tiers.settings = replace(memory.tiers.settings, promote_heat=2.5)  # both two-page segments are hot
+    promotions = memory.tiers.promote()
+    assert len(promotions) == 2 and all(len(p.note_ids) == 2 for p in promotions)
+    promoted = {s.id: s for s in memory.tiers.segments() if s.promotions}
+    assert set(promoted) == {p.segment_id for p in promotions}
+    assert all(s.visits == 0 and s.interaction_len == 0 and s.heat < 2.5 for s in promoted.values())  # reset
+    for promotion in promotions:
+        pages = {p.id for p in memory.tiers.segment_pages(promotion.segment_id)}
+        for note_id in promotion.note_ids:
+            note = memory.get(note_id)
+            assert note.source and note.source.removeprefix("page:") in pages and note.analysis == "heuristic"
+    sources = memory.store._driver.execute_query(  # provenance in the graph: each note -> its page and segment
+        "MATCH (n:Note {tenant: $t})-[:DERIVED_FROM]->(source) RETURN n.id AS note, labels(source)[0] AS label, "
+        "source.id AS id", {"t": tenant}).records
+    expected = {(note_id, "Segment", p.segment_id) for p in promotions for note_id in p.note_ids}
+    assert expected <= {(r["note"], r["label"], r["id"]) for r in sources}
+    assert sum(r["label"] == "Page" for r in sources) == 4
+    assert memory.tiers.promote() == []  # cooled down: nothing more to promote
+
+
+def test_persona_facts_are_deduplicated_and_updated_with_history(open_tiers: Callable[..., AgenticMemory]) -> None:
+    memory = open_tiers(stm_capacity=1, promote_heat=1.5)  # every segment is promoted as soon as a page joins
+    for text in ["I live in Boston.", "I love hiking in the mountains.", "I love hiking in the mountains!",
+                 "I live in Seattle now.", "done"]:
+        memory.add_turn(text, session_id="s1")
+    facts = {f.text: f for f in memory.tiers.persona(kinds=["profile"])}
+    assert set(facts) == {"I love hiking in the mountains.", "I live in Seattle now."}
+    assert facts["I love hiking in the mountains."].mentions == 2
+    assert len(facts["I live in Seattle now."].page_ids) == 1
+    rows = memory.store._run("persona/facts", tenant=memory.tenant, assistant="assistant", kinds=None, vector=None,
+                             limit=100, with_embedding=False)
+    assert len(rows) == 2  # the Boston fact is no longer active...
+    old = memory.store._driver.execute_query(
+        "MATCH (old:Fact {tenant: $t})-[r:SUPERSEDED_BY]->(new:Fact) RETURN old.text AS old, new.text AS new, "
+        "old.invalid_at IS NOT NULL AS invalid, r.reason AS reason", {"t": memory.tenant}).records
+    assert [(r["old"], r["new"], r["invalid"]) for r in old] == [("I live in Boston.", "I live in Seattle now.", True)]
+    assert "Boston" in old[0]["reason"]  # ...it is kept, invalidated, as history
+    with pytest.raises(InvalidInput):
+        memory.tiers.persona(kinds=["hobbies"])
+
+
+def test_capacities_archive_instead_of_deleting(open_tiers: Callable[..., AgenticMemory]) -> None:
+    memory = open_tiers(stm_capacity=1, promote_heat=100.0, segment_capacity=2)
+    for second, text in enumerate([DOG[0], WORK[0], "The central bank raised interest rates.", "done"]):
+        at(memory, second)
+        memory.add_turn(text, session_id="s1")
+    active = memory.tiers.segments()
+    everything = memory.tiers.segments(include_archived=True)
+    assert len(active) == 2 and len(everything) == 3
+    archived = next(s for s in everything if s.archived_at is not None)
+    assert "beagle" in archived.keywords  # the coldest: the oldest, never visited
+    assert memory.tiers.segment_pages(archived.id)  # its page is kept
+
+
+def test_context_for_assembles_every_tier(open_tiers: Callable[..., AgenticMemory]) -> None:
+    memory = open_tiers(stm_capacity=2, promote_heat=2.5)
+    for text in [*DOG, *WORK]:
+        memory.add_turn(text, "I see.", session_id="s1")
+    context = memory.context_for("What is the name of my beagle?", session_id="s1")
+    assert [p.user_text for p in context.stm] == WORK[1:]
+    assert context.segments and any("beagle" in hit.segment.summary for hit in context.segments)
+    assert any("Max" in p.page.user_text for hit in context.segments for p in hit.pages)
+    assert context.notes and context.notes[0].note.source.startswith("page:")
+    assert any(hit.fact.kind == "profile" for hit in context.facts)
+    block = context.prompt()
+    for section in ("short-term memory", "mid-term memory", "persona", "notes"):
+        assert section in block
+    ranked = context.ranked_pages()
+    assert len(ranked) == len(set(ranked)) and context.to_dict()["ranked_pages"] == ranked
+    dog_page = next(p.page.id for hit in context.segments for p in hit.pages if "named Max" in p.page.user_text)
+    assert dog_page in ranked[:3]
+    assert memory.tiers.persona()[0].uses >= 1 or any(f.uses for f in memory.tiers.persona())
+    with pytest.raises(InvalidInput):
+        memory.context_for("beagle", segments=-1)
+
+
+def test_the_tiers_survive_a_restart(open_tiers: Callable[..., AgenticMemory]) -> None:
+    first = open_tiers(stm_capacity=2, promote_heat=100.0)
+    for text in DOG[:3]:
+        first.add_turn(text, session_id="s1")
+    before = (first.tiers.stm(session_id="s1"), first.tiers.segments())
+    first.close()
+    second = open_tiers(stm_capacity=2, promote_heat=100.0)
+    assert (second.tiers.stm(session_id="s1"), second.tiers.segments()) == before
+    page = second.add_turn(DOG[3], session_id="s1")
+    assert page.seq == 4 and page.chain_id == before[0][-1].chain_id  # the chain goes on across the restart
+    assert sum(s.pages for s in second.tiers.segments()) == 2
+
+
+def test_no_page_or_fact_of_one_tenant_is_reachable_from_another(
+    open_tiers: Callable[..., AgenticMemory], settings: Settings, tenant: str
+) -> None:
+    memory = open_tiers(stm_capacity=1, promote_heat=1.5)
+    for text in ["I live in Boston.", *DOG[:2], "done"]:
+        memory.add_turn(text, "I will remember that.", session_id="s1")
+    other = f"{tenant}-other"
+    try:
+        memory.add_turn("I collect vintage stamps.", "I will remember that.", tenant=other, session_id="s1")
+        context = memory.context_for("Where do I live? What is my beagle called?", tenant=other, session_id="s1")
+        seen = [context.prompt(), *(p.user_text for p in context.stm)]
+        assert not any("Boston" in text or "beagle" in text for text in seen)
+        assert context.segments == () and context.facts == () and context.notes == ()
+        assert memory.tiers.persona(tenant=other) == [] and memory.tiers.segments(tenant=other) == []
+        assert memory.tiers.persona()  # the first tenant has its facts
+    finally:
+        memory.store.delete_tenant(other)
+
+
+@pytest.fixture
+def llm() -> Iterator[ScriptedLLM]:
+    with ScriptedLLM() as server:
+        yield server
+
+
+def test_llm_faults_store_no_error_strings_and_lose_no_page(
+    open_tiers: Callable[..., AgenticMemory], llm: ScriptedLLM, tenant: str
+) -> None:
+    memory = open_tiers(
+        LLMSettings(base_url=llm.base_url, model="scripted", backoff_s=0.0, timeout_s=5.0, max_retries=0),
+        stm_capacity=1, promote_heat=1.5,
+    )
+    error = "Error: scripted failure 500"
+    llm.script(Fault(500, message=error), Raw(b'{"choices": [{"message": {"content": "Error: rate limited"}}]}'),
+               Answer('{"continues": "maybe", "chain_summary": 7, "keywords": "x"}'), Fault(503, message=error),
+               Answer("Error: the model is overloaded"), Fault(500, message=error))
+    for text in ["I live in Boston.", "I love hiking in the mountains.", "done"]:
+        memory.add_turn(text, "Noted, thank you.", session_id="s1")
+    assert [p.user_text for p in memory.tiers.stm(session_id="s1")] == ["done"]
+    # Every memory node but the pages (what was said) and the Evolution audit records (which keep why an
+    # analysis degraded, on purpose): nothing derived may hold the text of a failure.
+    everything = memory.store._driver.execute_query(
+        "MATCH (n {tenant: $t}) WHERE NOT n:Page AND NOT n:Evolution RETURN properties(n) AS p", {"t": tenant}).records
+    derived = " ".join(str(v) for r in everything for k, v in r["p"].items() if k != "embedding")
+    assert not re.search(r"error|rate limited|overloaded|scripted failure", derived, re.IGNORECASE)
+    analyses = {s.analysis for s in memory.tiers.segments()} | {p.analysis for p in memory.tiers.stm(session_id="s1")}
+    assert "degraded" in analyses or "llm" in analyses
+    assert len(memory.tiers.persona()) >= 1  # the promotion went on with the answers that did fit
+
+
+def test_the_llm_path_analyses_turns_and_respond_answers_and_remembers(
+    open_tiers: Callable[..., AgenticMemory], llm: ScriptedLLM
+) -> None:
+    memory = open_tiers(LLMSettings(base_url=llm.base_url, model="scripted", backoff_s=0.0, timeout_s=5.0),
+                        stm_capacity=1, promote_heat=1.5)
+    first = memory.add_turn(DOG[0], "Lovely!", session_id="s1")
+    second = memory.add_turn(DOG[1], "Fun.", session_id="s1")
+    assert first.analysis == "llm" and second.chain_id == first.chain_id and second.chain_summary.startswith("Talk about")
+    assert any(f.text == DOG[0] and f.analysis == "llm" for f in memory.tiers.persona())
+    reply = memory.respond("What is my dog called?", session_id="s1")
+    assert reply.startswith("You said")
+    assert memory.tiers.stm(session_id="s1")[-1].assistant_text == reply
+    prompt = next(r for r in reversed(llm.requests) if r["response_format"]["json_schema"]["name"] == "respond")
+    assert "beagle" in prompt["messages"][0]["content"]  # the tiers' context went to the model
+    llm.script(Fault(500), Fault(500), Fault(500), Fault(500))
+    with pytest.raises(Exception) as failure:
+        memory.respond("Where do I live?", session_id="s1")
+    assert failure.type.__name__ == "LLMError"
+    assert memory.tiers.stm(session_id="s1")[-1].user_text == "Where do I live?"  # the question is kept
+
+
+def test_respond_needs_an_llm(open_tiers: Callable[..., AgenticMemory]) -> None:
+    with pytest.raises(LLMNotConfigured):
+        open_tiers().respond("hello")
