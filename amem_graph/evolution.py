@@ -78,8 +78,10 @@ class Evolver:
         self.analyser = analyser
         self.settings = settings
 
-    def add(self, tenant: str, note: NoteInput) -> EvolutionOutcome:
-        """Store a validated note with its analysis, links and neighbour evolution; a repeat returns the original."""
+    def add(self, tenant: str, note: NoteInput, *, neighbourhood: str | None = None) -> EvolutionOutcome:
+        """Store a validated note with its analysis, links and neighbour evolution; a repeat returns the original.
+        `neighbourhood` gives the turns around a note that has no session here (a page promoted from the
+        tiers, whose dialogue order lives on its pages)."""
         if known := self.store.existing(tenant, [note]):
             return EvolutionOutcome(known[0], created=False)
         query = candidate_text(note.content)
@@ -88,7 +90,7 @@ class Evolver:
         def plan() -> EvolutionWrite:
             hits = self._candidates(tenant, query, vector)
             tail = self.store.session_tail(tenant, note.session, 2 * NEIGHBOURHOOD_TURNS) if note.session else []
-            return self._plan(note, self.analyser.analyse(note, hits), hits, tail=tail)
+            return self._plan(note, self.analyser.analyse(note, hits), hits, tail=tail, neighbourhood=neighbourhood)
 
         outcome = self._attempts(tenant, note.id, plan)
         if outcome is None:  # cannot happen: the last attempt of an add skips stale neighbours instead
@@ -144,7 +146,7 @@ class Evolver:
 
     def _plan(
         self, note: NoteInput, analysis: NoteAnalysis, candidates: Sequence[SearchHit], *,
-        existing: Note | None = None, tail: Sequence[Note] = (),
+        existing: Note | None = None, tail: Sequence[Note] = (), neighbourhood: str | None = None,
     ) -> EvolutionWrite:
         by_id = {hit.note.id: hit.note for hit in candidates}
         analysis = self._offered_only(note.id, analysis, by_id)
@@ -155,6 +157,7 @@ class Evolver:
             context=note.context or analysis.context,
         )
         own_neighbourhood, refreshed = neighbourhoods(tail, own) if existing is None and note.session else ("", {})
+        own_neighbourhood = own_neighbourhood if neighbourhood is None else neighbourhood
         changes: list[_Change] = []
         for update in analysis.updates:
             neighbour = by_id[update.id]

@@ -281,6 +281,15 @@ FACT_KINDS: tuple[str, ...] = ("profile", "user_knowledge", "assistant_knowledge
 FactKind = Literal["profile", "user_knowledge", "assistant_knowledge"]
 
 
+def turn_text(user_text: str, assistant_text: str) -> str:
+    """A dialogue turn as one text: the user side, then the assistant side labelled."""
+    if not assistant_text:
+        return user_text
+    if not user_text:
+        return f"Assistant: {assistant_text}"
+    return f"{user_text}\nAssistant: {assistant_text}"
+
+
 @dataclass(frozen=True)
 class Page:
     """One dialogue turn (a user side and an assistant side, either may be empty), never rewritten.
@@ -305,12 +314,7 @@ class Page:
 
     @property
     def text(self) -> str:
-        """The turn as one text: the user side, then the assistant side labelled."""
-        if not self.assistant_text:
-            return self.user_text
-        if not self.user_text:
-            return f"Assistant: {self.assistant_text}"
-        return f"{self.user_text}\nAssistant: {self.assistant_text}"
+        return turn_text(self.user_text, self.assistant_text)
 
     def to_dict(self) -> dict[str, Any]:
         return {name: _jsonable(getattr(self, name)) for name in self.__dataclass_fields__}

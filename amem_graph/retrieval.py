@@ -161,6 +161,12 @@ def without_names(query: str, names: Sequence[str]) -> str:
     return stripped if _WORDS.search(stripped.lower()) else query
 
 
+def without_stop_words(query: str) -> str:
+    """The words of a query that a BM25 search should weigh (the query itself if none is left)."""
+    kept = [w for w in _WORDS.findall(query.lower()) if w not in QUERY_STOP_WORDS]
+    return " ".join(kept) or query
+
+
 def _stems(text: str) -> frozenset[str]:
     return frozenset(stem(w) for w in _WORDS.findall(text.lower()) if len(w) > 2)
 
@@ -219,10 +225,7 @@ class Retriever:
         as the words that matter; the engine's fuller list goes first. Falls back to the query itself."""
         if not self.tuning.lexical_names:
             query = without_names(query, names)
-        if not self.tuning.lexical_stop_words:
-            return query
-        kept = [w for w in _WORDS.findall(query.lower()) if w not in QUERY_STOP_WORDS]
-        return " ".join(kept) or query
+        return without_stop_words(query) if self.tuning.lexical_stop_words else query
 
     def _found(
         self, note: Note, score: float, path: tuple[Step, ...], candidate: SearchHit | None, names: Sequence[str],

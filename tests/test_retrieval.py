@@ -12,7 +12,7 @@ from amem_graph import AgenticMemory, Settings
 from amem_graph.errors import InvalidInput
 from amem_graph.models import NoteInput
 from amem_graph.retrieval import Retriever, Tuning, format_context, named_speakers, without_names
-from amem_graph.store.neo4j import lucene_query
+from amem_graph.store.lucene import lucene_query
 
 
 def chain(memory: AgenticMemory) -> dict[str, str]:

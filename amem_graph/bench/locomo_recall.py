@@ -21,10 +21,11 @@ from ..llm.client import LLMClient
 from ..models import Note, NoteInput, SearchHit
 from ..retrieval import Retriever, Tuning
 from ..text import stem
-from . import locomo, locomo_qa
+from . import locomo, locomo_qa, locomo_tiers
 from .timing import percentiles
 
-Ranker = Callable[[str, locomo.Question], list[SearchHit]]
+Ranker = Callable[[str, locomo.Question], list[str]]  # a question's turns (dia_ids), best first
+MODES = ("notes", "tiers", "both")
 
 # Each changes one ingredient of the default search (retrieval.Tuning), to show what it is worth;
 # "+ ..." switches on one that is off by default.
@@ -64,10 +65,9 @@ def ingest(memory: AgenticMemory, tenant: str, notes: Sequence[NoteInput]) -> di
     return {"notes": len(notes), "seconds": round(time.perf_counter() - began, 2), "reused": False}
 
 
-def _scores(hits: Sequence[SearchHit], question: locomo.Question, ks: Sequence[int]) -> dict[str, float]:
+def _scores(sources: Sequence[str], question: locomo.Question, ks: Sequence[int]) -> dict[str, float]:
     """recall@k: share of the evidence among the first k turns; hit@k: all of it there. A hit that
-    stands for several turns would fill that many places; here every note is one turn."""
-    sources = [hit.note.source for hit in hits]
+    stands for several turns would fill that many places; here every note (and page) is one turn."""
     evidence = set(question.evidence)
     out: dict[str, float] = {}
     for k in ks:
@@ -105,9 +105,9 @@ def evaluate(
     latencies: list[float] = []
     for tenant, question in questions:
         began = time.perf_counter()
-        hits = rank(tenant, question)
+        sources = rank(tenant, question)
         latencies.append((time.perf_counter() - began) * 1000)
-        rows.append((question, _scores(hits, question, ks)))
+        rows.append((question, _scores(sources, question, ks)))
     result = _table(rows)
     if timed:
         result["latency_ms"] = percentiles(latencies)
@@ -117,12 +117,15 @@ def evaluate(
 def run(
     memory: AgenticMemory, data: Path, *, conversations: Sequence[str] | None = None, ks: Sequence[int] = (5, 10, 25),
     hops: int = 2, prefix: str = "locomo-", ablations: bool = True, limit: int | None = None, qa: bool = False,
-    qa_k: int = 10, turns: int | None = None,
+    qa_k: int = 10, turns: int | None = None, mode: str = "notes",
 ) -> dict[str, Any]:
     """`limit`: questions per conversation; `turns`: only the first turns of each conversation, and the
     questions whose evidence lies among them (a quick run; the rest are counted as dropped). With `qa`,
     each question is also answered by the configured LLM from the `qa_k` memories `context` gives
-    (LLMNotConfigured without one)."""
+    (LLMNotConfigured without one). `mode`: notes (each turn a note, `search`), tiers (each turn a page,
+    `context_for`, under "tiers" in the result), or both side by side."""
+    if mode not in MODES:
+        raise InvalidInput(f"mode must be one of {', '.join(MODES)}, got {mode!r}")
     if qa and memory.llm is None:
         raise LLMNotConfigured("--qa answers with the configured LLM: set AMEM_LLM_BASE_URL (and AMEM_LLM_API_KEY)")
     if not ks or any(k < 1 or k > 1000 for k in ks):
@@ -132,35 +135,50 @@ def run(
     questions: list[tuple[str, locomo.Question]] = []
     flat: dict[str, Sequence[NoteInput]] = {}
     ingest_report = {}
+    tiers: dict[str, Any] = {"conversations": {}}
+    mappings: dict[str, dict[str, str]] = {}
     for conversation in chosen:
         tenant = tenant_of(prefix, conversation)
         notes = locomo.turns(conversation)[:turns]
-        ingest_report[conversation["sample_id"]] = ingest(memory, tenant, notes)
+        if mode != "tiers":
+            ingest_report[conversation["sample_id"]] = ingest(memory, tenant, notes)
+        if mode != "notes":
+            pages_tenant = f"{prefix}tiers-{conversation['sample_id']}"
+            report, mappings[tenant] = locomo_tiers.ingest(memory, pages_tenant, notes)
+            report["tenant"] = pages_tenant
+            tiers["conversations"][conversation["sample_id"]] = report
         flat[tenant] = notes
         known = {str(note.source) for note in notes}
         questions += [(tenant, q) for q in locomo.questions(conversation, dropped, known)][:limit]
     depth = max(ks)
-    for tenant, question in questions[:5]:  # warm-up: planned statements, JIT; not counted
-        memory.search(question.question, k=depth, hops=hops, tenant=tenant)
 
-    result: dict[str, Any] = evaluate(
-        lambda tenant, q: memory.search(q.question, k=depth, hops=hops, tenant=tenant), questions, ks, timed=True
-    )
+    def search(tenant: str, q: locomo.Question) -> list[str]:
+        return [str(hit.note.source) for hit in memory.search(q.question, k=depth, hops=hops, tenant=tenant)]
+
+    result: dict[str, Any] = {}
+    if mode != "tiers":
+        for tenant, question in questions[:5]:  # warm-up: planned statements, JIT; not counted
+            search(tenant, question)
+        result = evaluate(search, questions, ks, timed=True)
+    if mode != "notes":
+        pages_tenants = {t: r["tenant"] for t, r in zip(mappings, tiers["conversations"].values(), strict=True)}
+        result["tiers"] = evaluate(locomo_tiers.ranker(memory, mappings, pages_tenants, depth, hops), questions, ks, timed=True)
+        result["tiers"]["ingest"] = tiers
     result["baselines"] = _baselines(memory, questions, flat, ks, depth)
-    if ablations:
+    if ablations and mode != "tiers":
         result["ablations"] = {}
         for name, (change, ablated_hops) in ABLATIONS.items():
             retriever = Retriever(memory.store, memory.embedder, replace(Tuning(), **change))
             try:
                 result["ablations"][name] = evaluate(
-                    lambda tenant, q, r=retriever, h=hops if ablated_hops is None else ablated_hops: r.search(
-                        tenant, q.question, k=depth, hops=h
-                    ),
+                    lambda tenant, q, r=retriever, h=hops if ablated_hops is None else ablated_hops: [
+                        str(hit.note.source) for hit in r.search(tenant, q.question, k=depth, hops=h)
+                    ],
                     questions, ks,
                 )
             finally:
                 retriever.close()
-    if qa and memory.llm is not None:
+    if qa and memory.llm is not None and mode != "tiers":
         result["qa"] = _qa(memory, memory.llm, questions, qa_k)
     seconds = [r["seconds"] for r in ingest_report.values() if r["seconds"] is not None]
     notes = sum(r["notes"] for r in ingest_report.values() if r["seconds"] is not None)
@@ -172,7 +190,7 @@ def run(
     }
     result["data"] = {
         "file": str(data), "conversations": [c["sample_id"] for c in chosen], "questions": len(questions),
-        "dropped": dict(dropped), "k": list(ks), "hops": hops, "turns_per_conversation": turns,
+        "dropped": dict(dropped), "k": list(ks), "hops": hops, "turns_per_conversation": turns, "mode": mode,
     }
     return result
 
@@ -193,7 +211,7 @@ def _baselines(
     flat = {tenant: FlatIndex(memory.embedder, notes) for tenant, notes in turns.items()}
 
     def ranker(method: str) -> Ranker:
-        return lambda tenant, q: flat[tenant].search(q.question, depth, method)
+        return lambda tenant, q: [str(hit.note.source) for hit in flat[tenant].search(q.question, depth, method)]
 
     return {name: evaluate(ranker(name), questions, ks, timed=True) for name in ("dense", "bm25", "hybrid")}
 

@@ -73,9 +73,13 @@ def locomo(
     ] = None,
     qa: Annotated[bool, typer.Option(help="Also answer each question with the configured LLM: F1 and BLEU-1")]
     = False,
+    mode: Annotated[
+        str, typer.Option(help="notes: turns as notes, search; tiers: turns as pages, context_for; both: side by side")
+    ] = "notes",
 ) -> None:
     """Evidence recall@k and hit@k per category on LoCoMo, beside flat dense / BM25 / hybrid over the same
-    turns in the same run; one tenant per conversation, ingested through the analysed write path."""
+    turns in the same run; one tenant per conversation, ingested through the analysed write path (notes) or
+    as dialogue pages through the MemoryOS tiers (--mode tiers)."""
     try:
         budgets = [int(part) for part in k.split(",") if part.strip()]
     except ValueError:
@@ -84,7 +88,7 @@ def locomo(
     with memory() as mem:
         result = locomo_recall.run(
             mem, data, conversations=names, ks=budgets, hops=hops, prefix=prefix, ablations=ablations,
-            limit=questions, qa=qa, turns=turns,
+            limit=questions, qa=qa, turns=turns, mode=mode,
         )
     if json_out:
         json_out.write_text(json.dumps(result, indent=2) + "\n")

@@ -182,6 +182,14 @@ class NoteStore(Protocol):
 
 
 @dataclass(frozen=True)
+class LastPage:
+    page: Page
+    embedding: np.ndarray
+    chain_keywords: tuple[str, ...]
+    window: tuple[tuple[str, str], ...]  # (user_text, assistant_text) of the last two pages, oldest first
+
+
+@dataclass(frozen=True)
 class PageWrite:
     """A new page and the dialogue chain it joins (the previous page's, or a new one)."""
 
@@ -197,6 +205,8 @@ class PageWrite:
     chain_keywords: tuple[str, ...]
     analysis: str
     model: str | None
+    neighbourhood: str  # the turns before it and itself, stamps dropped
+    turn: str  # its own text as the pages before it add it to their neighbourhood
 
 
 @dataclass(frozen=True)
@@ -248,8 +258,8 @@ class TierStore(Protocol):
     """Tenant-scoped persistence of the MemoryOS tiers: pages, chains, segments, persona facts. `now` comes
     from the caller's clock, so heat can be read at any time (and tests can move time on)."""
 
-    def last_page(self, tenant: str, session_id: str) -> tuple[Page, np.ndarray, tuple[str, ...]] | None:
-        """The session's last page, its embedding and its chain's keywords."""
+    def last_page(self, tenant: str, session_id: str) -> LastPage | None:
+        """The session's last page, with what a new turn after it needs."""
 
     def add_page(self, tenant: str, page: PageWrite, *, now: Any) -> int:
         """Append a page to its session and chain; returns its seq."""
@@ -258,6 +268,21 @@ class TierStore(Protocol):
 
     def overflow(self, tenant: str, session_id: str, capacity: int) -> list[tuple[Page, np.ndarray]]:
         """STM pages of the session beyond the newest `capacity`, oldest first."""
+
+    def pages(self, tenant: str, *, limit: int, offset: int = 0) -> list[Page]:
+        """A tenant's pages in dialogue order (by session, then seq)."""
+
+    def page_search(
+        self, tenant: str, query: str, k: int, *, fields: Mapping[str, float] | None = None
+    ) -> list[tuple[Page, float]]:
+        """BM25 over the tenant's pages (the query's words only), in all their text fields or in `fields`
+        with those boosts."""
+
+    def page_vector_search(self, tenant: str, vector: np.ndarray, k: int) -> list[tuple[Page, float]]:
+        """The tenant's k pages closest to `vector` (cosine)."""
+
+    def page_windows(self, tenant: str, page_ids: Sequence[str]) -> dict[str, list[tuple[str, str]]]:
+        """Per page, (user_text, assistant_text) of the pages two before to two after it in its session."""
 
     def latest_session(self, tenant: str) -> str | None: ...
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import logging
-import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import datetime, timedelta, timezone
@@ -52,30 +51,13 @@ from ..models import (
     Supersession,
 )
 from .base import MAX_HOPS, SCHEMA_VERSION, EvolutionOutcome, EvolutionWrite, StoreStats
+from .lucene import lucene_query
 from .neo4j_tiers import Neo4jTiers
 
-_WORD = re.compile(r"\w+")
 _UNREACHABLE = (ServiceUnavailable, SessionExpired, OSError)
 
 
-MAX_QUERY_TERMS = 200  # Lucene refuses queries of over 1024 clauses; each term is one per field (5)
 MAX_FETCH = 20_000  # the most notes one k-NN query asks the shared vector index for
-TEXT_FIELDS = ("content", "context", "keywords", "tags", "neighbourhood")  # the note_text index's fields
-
-
-def lucene_query(text: str, fields: Mapping[str, float] | None = None) -> str:
-    """User text as a plain Lucene query: its words only (no operators, wildcards or user fields), at
-    most MAX_QUERY_TERMS of them; '' when it has no word at all. With `fields`, only those fields of the
-    index are searched, each with its boost (field names come from TEXT_FIELDS, never from the user)."""
-    words = " ".join(_WORD.findall(text.lower())[:MAX_QUERY_TERMS])
-    if not words or fields is None:
-        return words
-    unknown = set(fields) - set(TEXT_FIELDS)
-    if unknown:
-        raise InvalidInput(f"unknown text fields {sorted(unknown)}: the index has {', '.join(TEXT_FIELDS)}")
-    return " ".join(f"{field}:({words})^{weight:g}" for field, weight in fields.items() if weight > 0)
-
-
 NO_FILTER = SearchFilter()
 _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 

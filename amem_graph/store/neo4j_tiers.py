@@ -15,7 +15,8 @@ from neo4j import ManagedTransaction, Record
 
 from .. import cypher, validation
 from ..models import Fact, Page, Segment
-from .base import FactWrite, PageWrite, SegmentState, SegmentWrite
+from .base import FactWrite, LastPage, PageWrite, SegmentState, SegmentWrite
+from .lucene import PAGE_FIELDS, lucene_query
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 
@@ -73,12 +74,15 @@ class Neo4jTiers:
 
     # -- pages ----------------------------------------------------------------------------------
 
-    def last_page(self, tenant: str, session_id: str) -> tuple[Page, np.ndarray, tuple[str, ...]] | None:
+    def last_page(self, tenant: str, session_id: str) -> LastPage | None:
         rows = self._run("page/last", tenant=tenant, session_id=session_id)
         if not rows:
             return None
         row = rows[0]
-        return page_from_record(row["page"]), _array(row["embedding"]), tuple(row["chain_keywords"] or ())
+        return LastPage(
+            page_from_record(row["page"]), _array(row["embedding"]), tuple(row["chain_keywords"] or ()),
+            tuple((user or "", assistant or "") for user, assistant in row["window"]),
+        )
 
     def add_page(self, tenant: str, page: PageWrite, *, now: datetime) -> int:
         rows = self._run(
@@ -86,6 +90,7 @@ class Neo4jTiers:
             user_text=page.user_text, assistant_text=page.assistant_text, at=page.at, keywords=list(page.keywords),
             embedding=self._vector(page.embedding, "page embedding"), chain_id=page.chain_id,
             chain_summary=page.chain_summary, chain_keywords=list(page.chain_keywords), analysis=page.analysis, model=page.model, now=now,
+            neighbourhood=page.neighbourhood, turn=page.turn,
         )
         return int(rows[0]["seq"])
 
@@ -95,6 +100,28 @@ class Neo4jTiers:
     def overflow(self, tenant: str, session_id: str, capacity: int) -> list[tuple[Page, np.ndarray]]:
         rows = self._run("page/overflow", tenant=tenant, session_id=session_id, capacity=capacity)
         return [(page_from_record(r["page"]), _array(r["embedding"])) for r in rows]
+
+    def pages(self, tenant: str, *, limit: int, offset: int = 0) -> list[Page]:
+        return [page_from_record(r["page"]) for r in self._run("page/all", tenant=tenant, limit=limit, offset=offset)]
+
+    def page_search(
+        self, tenant: str, query: str, k: int, *, fields: Mapping[str, float] | None = None
+    ) -> list[tuple[Page, float]]:
+        terms = lucene_query(query, fields, PAGE_FIELDS)
+        if not terms:
+            return []
+        rows = self._run("page/fulltext_search", tenant=tenant, query=terms, k=k)
+        return [(page_from_record(r["page"]), float(r["score"])) for r in rows]
+
+    def page_vector_search(self, tenant: str, vector: np.ndarray, k: int) -> list[tuple[Page, float]]:
+        rows = self._run("page/vector_search", tenant=tenant, vector=self._vector(vector), k=k)
+        return [(page_from_record(r["page"]), float(r["score"])) for r in rows]
+
+    def page_windows(self, tenant: str, page_ids: Sequence[str]) -> dict[str, list[tuple[str, str]]]:
+        if not page_ids:
+            return {}
+        rows = self._run("page/windows", tenant=tenant, ids=list(page_ids))
+        return {r["id"]: [(p["user_text"] or "", p["assistant_text"] or "") for p in r["window"]] for r in rows}
 
     def latest_session(self, tenant: str) -> str | None:
         rows = self._run("page/latest_session", tenant=tenant)

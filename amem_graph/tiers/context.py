@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -9,14 +10,16 @@ from ..models import Fact, Page, SearchHit, Segment, _jsonable
 from ..retrieval import format_context
 
 PAGE_SOURCE = "page:"  # the source of a note promoted from a page: "page:<page id>"
-RRF_K = 60
-FACT_WEIGHT = 0.5  # a fact points at its page less precisely than the page or the note itself does
+# How each tier's scores count in `ranked_pages`: min-max scaled, then weighted and added. The pages' own
+# BM25 (with their neighbourhood) carries most; the dense cosine, the notes' search, the segments and the
+# facts move pages up. Tuned on LoCoMo dev (BENCHMARKS.md); dense above 0.3 lost recall there.
+WEIGHTS = {"matched": 0.8, "similar": 0.2, "notes": 0.5, "segments": 0.1, "facts": 0.1}
 
 
 @dataclass(frozen=True)
 class PageHit:
     page: Page
-    score: float  # cosine to the query
+    score: float  # cosine to the query (a segment's page) or BM25 (a matched page)
 
 
 @dataclass(frozen=True)
@@ -43,21 +46,26 @@ class TierContext:
     segments: tuple[SegmentHit, ...] = ()
     facts: tuple[FactHit, ...] = ()
     notes: tuple[SearchHit, ...] = field(default_factory=tuple)
+    matched: tuple[PageHit, ...] = ()  # pages whose words match the query (BM25), in any segment
+    similar: tuple[PageHit, ...] = ()  # pages closest in meaning (cosine), in any segment
 
-    def ranked_pages(self) -> list[str]:
-        """Page ids by relevance across the tiers: reciprocal-rank fusion of the segment pages (by cosine),
-        the pages the notes were promoted from (in search order) and the pages behind the facts; then the
-        short-term pages, newest first."""
-        lists: list[tuple[float, list[str]]] = [
-            (1.0, [hit.page.id for hit in sorted(self._segment_pages(), key=lambda h: -h.score)]),
-            (1.0, [n.note.source.removeprefix(PAGE_SOURCE) for n in self.notes if (n.note.source or "").startswith(PAGE_SOURCE)]),
-            (FACT_WEIGHT, [page_id for hit in self.facts for page_id in hit.fact.page_ids]),
-        ]
+    def ranked_pages(self, weights: Mapping[str, float] = WEIGHTS) -> list[str]:
+        """Page ids by relevance across the tiers: each tier's scores min-max scaled and added with
+        `weights` (matched and similar pages, the pages the notes were promoted from, the segments' best
+        pages, the pages behind the facts); then the short-term pages not among them, newest first."""
+        tiers: dict[str, list[tuple[str, float]]] = {
+            "matched": [(hit.page.id, hit.score) for hit in self.matched],
+            "similar": [(hit.page.id, hit.score) for hit in self.similar],
+            "notes": [(n.note.source.removeprefix(PAGE_SOURCE), n.score) for n in self.notes
+                      if (n.note.source or "").startswith(PAGE_SOURCE)],
+            "segments": [(hit.page.id, hit.score) for hit in self._segment_pages()],
+            "facts": [(page_id, hit.score) for hit in self.facts for page_id in hit.fact.page_ids],
+        }
         score: dict[str, float] = {}
-        for weight, ids in lists:
-            for rank, page_id in enumerate(dict.fromkeys(ids)):
-                score[page_id] = score.get(page_id, 0.0) + weight / (RRF_K + rank + 1)
-        ranked = sorted(score, key=lambda page_id: -score[page_id])
+        for tier, scored in tiers.items():
+            for page_id, scaled in _minmax(scored).items():
+                score[page_id] = score.get(page_id, 0.0) + weights.get(tier, 0.0) * scaled
+        ranked = sorted(score, key=lambda page_id: (-score[page_id], page_id))
         return ranked + [p.id for p in reversed(self.stm) if p.id not in score]
 
     def _segment_pages(self) -> list[PageHit]:
@@ -73,6 +81,11 @@ class TierContext:
             sections += [f"    {_page_line(p.page)}" for p in hit.pages]
         if not self.segments:
             sections.append("(none)")
+        shown = {p.page.id for p in self._segment_pages()} | {p.id for p in self.stm}
+        pages = {hit.page.id: hit.page for hit in (*self.matched, *self.similar)}
+        if others := [pages[i] for i in self.ranked_pages() if i in pages and i not in shown][: len(self.matched)]:
+            sections.append("\n## Other turns that match (any topic)")
+            sections += [_page_line(page) for page in others]
         sections.append("\n## What is known about the user (persona)")
         for kind, title in (("profile", "Profile"), ("user_knowledge", "User knowledge"), ("assistant_knowledge", "Assistant knowledge")):
             facts = [hit.fact.text for hit in self.facts if hit.fact.kind == kind]
@@ -96,9 +109,23 @@ class TierContext:
                 for hit in self.segments
             ],
             "facts": [{"score": hit.score, "fact": hit.fact.to_dict()} for hit in self.facts],
+            "matched": [{"score": hit.score, "page": hit.page.to_dict()} for hit in self.matched],
+            "similar": [{"score": hit.score, "page": hit.page.to_dict()} for hit in self.similar],
             "notes": [hit.to_dict() for hit in self.notes],
             "ranked_pages": _jsonable(self.ranked_pages()),
         }
+
+
+def _minmax(scored: list[tuple[str, float]]) -> dict[str, float]:
+    """Scores scaled to 0..1 within one tier (all 1 when they are equal); a page keeps its best."""
+    if not scored:
+        return {}
+    low, high = min(s for _, s in scored), max(s for _, s in scored)
+    out: dict[str, float] = {}
+    for page_id, value in scored:
+        scaled = 1.0 if high - low < 1e-12 else (value - low) / (high - low)
+        out[page_id] = max(out.get(page_id, 0.0), scaled)
+    return out
 
 
 def _page_line(page: Page) -> str:

@@ -19,9 +19,11 @@ from ..evolution import Evolver
 from ..llm.client import LLMClient
 from ..llm.prompts import RESPOND_SCHEMA, respond_messages
 from ..log import event
-from ..models import FACT_KINDS, Fact, NoteInput, Page, SearchHit, Segment
+from ..models import FACT_KINDS, Fact, NoteInput, Page, SearchHit, Segment, turn_text
+from ..retrieval import without_stop_words
 from ..settings import TierSettings
 from ..store.base import MemoryStore, PageWrite, SegmentWrite
+from ..text import without_stamp
 from . import persona
 from .analysis import TierAnalyser, bare, jaccard, keywords, merged_keywords
 from .context import PAGE_SOURCE, FactHit, PageHit, SegmentHit, TierContext
@@ -30,6 +32,9 @@ SEGMENT_CANDIDATES = 20  # segments a leaving page (or a query) is compared with
 JOIN_ATTEMPTS = 3
 MAX_SESSION_CHARS = 200
 MAX_RESPONSE_TOKENS = 800
+# BM25 over pages weighs the turns around a page above the page alone, as note search does (the answer to a
+# question is often worded in the turn before or after the one that holds it).
+PAGE_FIELDS = {"user_text": 0.5, "assistant_text": 0.5, "neighbourhood": 1.0}
 
 
 @dataclass(frozen=True)
@@ -90,16 +95,16 @@ class MemoryTiers:
                     assistant_text=assistant_text, at=when)
         vector = self.embedder.embed_one(_page_text(page))
         last = self.store.last_page(tenant, session_id)
-        previous, cosine, chain_keywords = None, None, ()
-        if last is not None:
-            previous, previous_vector, chain_keywords = last
-            cosine = _cosine(vector, previous_vector)
-        turn = self.analyser.turn(page, previous, cosine, chain_keywords)
+        previous = last.page if last else None
+        cosine = _cosine(vector, last.embedding) if last else None
+        turn = self.analyser.turn(page, previous, cosine, last.chain_keywords if last else ())
+        own = _neighbourhood([(user_text, assistant_text)])
         chain_id = previous.chain_id if turn.continues and previous and previous.chain_id else str(uuid.uuid4())
         seq = self.store.add_page(tenant, PageWrite(
             id=page.id, session_id=session_id, user_text=user_text, assistant_text=assistant_text, at=when,
             keywords=turn.keywords, embedding=vector, chain_id=chain_id, chain_summary=turn.chain_summary,
-            chain_keywords=turn.chain_keywords, analysis=turn.analysis, model=turn.model,
+            chain_keywords=turn.chain_keywords, analysis=turn.analysis, model=turn.model, turn=own,
+            neighbourhood=_neighbourhood([*(last.window if last else ()), (user_text, assistant_text)]),
         ), now=now)
         self._settle(tenant, session_id, self.settings.stm_capacity)
         return Page(id=page.id, tenant=tenant, session_id=session_id, seq=seq, user_text=user_text,
@@ -118,6 +123,12 @@ class MemoryTiers:
         tenant = self._tenant(tenant)
         session = self._session(session_id) if session_id is not None else self.store.latest_session(tenant)
         return self.store.stm_pages(tenant, session) if session else []
+
+    def pages(self, *, tenant: str | None = None, limit: int = 1_000, offset: int = 0) -> list[Page]:
+        """The tenant's pages in dialogue order (by session, then seq), whichever tier they are in."""
+        if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1 or offset < 0:
+            raise InvalidInput(f"limit must be a positive integer and offset at least 0, got {limit!r}, {offset!r}")
+        return self.store.pages(self._tenant(tenant), limit=limit, offset=offset)
 
     def _settle(self, tenant: str, session_id: str, capacity: int) -> list[str]:
         """Move the session's pages beyond `capacity` into segments, oldest first; then archive past the
@@ -196,7 +207,11 @@ class MemoryTiers:
 
     def _promote(self, tenant: str, segment: Segment) -> Promotion:
         pages = self.store.segment_pages(tenant, segment.id, unpromoted=True)
-        derived = [(page.id, self.evolver.add(tenant, self._note(page)).note_id) for page in pages]
+        windows = self.store.page_windows(tenant, [page.id for page in pages])
+        derived = [
+            (page.id, self.evolver.add(tenant, self._note(page), neighbourhood=_neighbourhood(windows.get(page.id, []))).note_id)
+            for page in pages
+        ]
         facts = self.analyser.persona(pages) if pages else None
         writes = []
         if facts and facts.facts:
@@ -232,14 +247,17 @@ class MemoryTiers:
 
     def context_for(
         self, query: str, *, tenant: str | None = None, session_id: str | None = None, segments: int = 5,
-        pages: int = 3, facts: int = 10, notes: int = 5, hops: int = 2,
+        pages: int = 3, facts: int = 10, notes: int = 5, hops: int = 2, matches: int = 5,
     ) -> TierContext:
         """Everything the tiers know about `query`: the session's short-term pages (by default the tenant's
         most recent session), the `segments` best segments (F_score) with their `pages` best pages, the
-        `facts` closest persona facts and the `notes` best notes (search with graph expansion). The
-        segments and facts used count as visits and uses."""
+        `matches` pages that match best by their words (BM25 over a page and its neighbourhood) and the
+        `matches` closest in meaning (cosine), in any segment, the `facts` closest persona facts and the
+        `notes` best notes (search with graph expansion). The segments and facts used count as visits and
+        uses. `ranked_pages()` of the result fuses them all."""
         tenant = self._tenant(tenant)
-        for name, value, top in (("segments", segments, 100), ("pages", pages, 100), ("facts", facts, 1_000)):
+        limits = (("segments", segments, 100), ("pages", pages, 100), ("facts", facts, 1_000), ("matches", matches, 1_000))
+        for name, value, top in limits:
             if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= top:
                 raise InvalidInput(f"{name} must be an integer from 0 to {top}, got {value!r}")
         hits = self._search(query, k=notes, hops=hops, tenant=tenant) if notes else []  # validates the query
@@ -251,12 +269,16 @@ class MemoryTiers:
         for segment_id, page, cosine in self.store.best_pages(tenant, [s.id for s, _ in top], vector, pages) if pages else []:
             best.setdefault(segment_id, []).append(PageHit(page, cosine))
         found = self.store.facts(tenant, self.settings.assistant, vector=vector, limit=facts) if facts else []
+        matched = self.store.page_search(tenant, without_stop_words(query), matches, fields=PAGE_FIELDS) if matches else []
+        similar = self.store.page_vector_search(tenant, vector, matches) if matches else []
         self.store.visit_segments(tenant, [s.id for s, _ in top], now=now)
         self.store.use_facts(tenant, [f.id for f, _, _ in found], now=now)
         return TierContext(
             query=query, session_id=session, stm=tuple(self.store.stm_pages(tenant, session) if session else ()),
             segments=tuple(SegmentHit(s, score, tuple(best.get(s.id, ()))) for s, score in top),
             facts=tuple(FactHit(f, float(cosine or 0.0)) for f, cosine, _ in found), notes=tuple(hits),
+            matched=tuple(PageHit(page, score) for page, score in matched),
+            similar=tuple(PageHit(page, score) for page, score in similar),
         )
 
     def respond(self, query: str, *, tenant: str | None = None, session_id: str = "default", remember: bool = True, **context: Any) -> str:
@@ -287,6 +309,11 @@ class MemoryTiers:
 def _page_text(page: Page) -> str:
     """What a page is embedded as: both sides without time stamp or speaker."""
     return "\n".join(bare(t) for t in (page.user_text, page.assistant_text) if t.strip())
+
+
+def _neighbourhood(window: Sequence[tuple[str, str]]) -> str:
+    """The turns around a promoted page, as a session note's neighbourhood reads (time stamps dropped)."""
+    return "\n".join(without_stamp(turn_text(user, assistant)) for user, assistant in window)
 
 
 def _cosine(a: np.ndarray, b: np.ndarray) -> float:

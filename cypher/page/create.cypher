@@ -1,11 +1,14 @@
 // A new page at the end of its session (NEXT from the previous one) and in its dialogue chain: the chain
 // of the previous page when the turn continues it, else a new one. The tenant lock orders concurrent turns.
+// Its neighbourhood (the turns around it, which the page_text index reads) is the two turns before it and
+// itself; the two pages before it gain its text, so each page's grows to two turns on either side.
 @tenant_lock
 OPTIONAL MATCH (last:Page {tenant: $tenant, session_id: $session_id})
 WITH last ORDER BY last.seq DESC LIMIT 1
 CREATE (page:Page {id: $id, tenant: $tenant, session_id: $session_id, seq: coalesce(last.seq, 0) + 1,
                    user_text: $user_text, assistant_text: $assistant_text, at: $at, created_at: $now,
-                   keywords: $keywords, tier: 'stm', analysis: $analysis, model: $model})
+                   keywords: $keywords, tier: 'stm', analysis: $analysis, model: $model,
+                   neighbourhood: $neighbourhood})
 FOREACH (_ IN CASE WHEN last IS NULL THEN [] ELSE [1] END | CREATE (last)-[:NEXT]->(page))
 MERGE (chain:Chain {id: $chain_id})
 ON CREATE SET chain.tenant = $tenant, chain.session_id = $session_id, chain.created_at = $now, chain.pages = 0
@@ -13,4 +16,8 @@ SET chain.summary = $chain_summary, chain.keywords = $chain_keywords, chain.upda
 CREATE (chain)-[:HAS_PAGE]->(page)
 WITH page
 CALL db.create.setNodeVectorProperty(page, 'embedding', $embedding)
-RETURN page.seq AS seq
+WITH page
+OPTIONAL MATCH (before:Page)-[:NEXT*1..2]->(page)
+FOREACH (b IN CASE WHEN before IS NULL THEN [] ELSE [before] END |
+  SET b.neighbourhood = coalesce(b.neighbourhood + '\n', '') + $turn)
+RETURN DISTINCT page.seq AS seq

@@ -1,0 +1,28 @@
+"""Lucene queries from user text: the one place the fulltext indexes' query syntax is written."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+
+from ..errors import InvalidInput
+
+MAX_QUERY_TERMS = 200  # Lucene refuses queries of over 1024 clauses; each term is one per field (5)
+TEXT_FIELDS = ("content", "context", "keywords", "tags", "neighbourhood")  # the note_text index's fields
+PAGE_FIELDS = ("user_text", "assistant_text", "neighbourhood")  # the page_text index's fields
+_WORD = re.compile(r"\w+")
+
+
+def lucene_query(
+    text: str, fields: Mapping[str, float] | None = None, indexed: tuple[str, ...] = TEXT_FIELDS
+) -> str:
+    """User text as a plain Lucene query: its words only (no operators, wildcards or user fields), at
+    most MAX_QUERY_TERMS of them; '' when it has no word at all. With `fields`, only those fields of the
+    index are searched, each with its boost (field names must be among the index's `indexed` fields)."""
+    words = " ".join(_WORD.findall(text.lower())[:MAX_QUERY_TERMS])
+    if not words or fields is None:
+        return words
+    unknown = set(fields) - set(indexed)
+    if unknown:
+        raise InvalidInput(f"unknown text fields {sorted(unknown)}: the index has {', '.join(indexed)}")
+    return " ".join(f"{field}:({words})^{weight:g}" for field, weight in fields.items() if weight > 0)

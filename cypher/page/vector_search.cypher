@@ -1,0 +1,9 @@
+// The tenant's $k pages closest to $vector, exactly (cosine −1..1): pages are scanned per tenant rather than
+// through a shared vector index, which a tenant filter would make over-fetch.
+MATCH (page:Page {tenant: $tenant})
+WITH page, 2 * vector.similarity.cosine(page.embedding, $vector) - 1 AS score
+ORDER BY score DESC
+LIMIT $k
+OPTIONAL MATCH (chain:Chain)-[:HAS_PAGE]->(page)
+OPTIONAL MATCH (seg:Segment)-[:HAS_PAGE]->(page)
+RETURN @page_map AS page, score
