@@ -24,7 +24,6 @@ from .store import MemoryStore, StoreStats, open_store
 from .store.base import MAX_HOPS
 from .tiers import HeuristicTierAnalyser, LLMTierAnalyser, MemoryTiers, TierContext
 
-MAX_QUERY_CHARS = 4_000
 MAX_K = 1_000
 
 
@@ -288,7 +287,7 @@ class AgenticMemory:
         was found (index scores, the path from its seed, priors). Filters: event time in [after, before),
         any of `tags`, said by one of `speakers`, in one of `sessions`; superseded facts only when asked."""
         tenant = self._tenant(tenant)
-        query = validation.text(query, "query", MAX_QUERY_CHARS)
+        query = validation.text(query, "query", validation.MAX_QUERY_CHARS)
         if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= MAX_K:
             raise InvalidInput(f"k must be an integer from 1 to {MAX_K}, got {k!r}")
         if isinstance(hops, bool) or not isinstance(hops, int) or not 0 <= hops <= MAX_HOPS:
@@ -412,6 +411,7 @@ class AgenticMemory:
 
     def close(self) -> None:
         self._access.shutdown(wait=True)
+        self.tiers.close()
         self.retriever.close()
         if self._own_llm is not None:
             self._own_llm.close()

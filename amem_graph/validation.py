@@ -19,6 +19,7 @@ NOTE_ID_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}")
 # C0/C1 control characters other than tab, newline and carriage return.
 CONTROL_CHARS = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
 MAX_LABEL_CHARS = 200
+MAX_QUERY_CHARS = 4_000
 MAX_LABELS = 100
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any
@@ -74,6 +75,7 @@ class MemoryTiers:
         self._tenant = tenant_of
         self._llm = llm
         self._max_chars = max_chars
+        self._threads = ThreadPoolExecutor(max_workers=4, thread_name_prefix="amem-tiers")
 
     # -- short-term memory -----------------------------------------------------------------------
 
@@ -256,29 +258,35 @@ class MemoryTiers:
         `notes` best notes (search with graph expansion). The segments and facts used count as visits and
         uses. `ranked_pages()` of the result fuses them all."""
         tenant = self._tenant(tenant)
+        query = validation.text(query, "query", validation.MAX_QUERY_CHARS)
         limits = (("segments", segments, 100), ("pages", pages, 100), ("facts", facts, 1_000), ("matches", matches, 1_000))
         for name, value, top in limits:
             if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= top:
                 raise InvalidInput(f"{name} must be an integer from 0 to {top}, got {value!r}")
-        hits = self._search(query, k=notes, hops=hops, tenant=tenant) if notes else []  # validates the query
+        # The tiers are read side by side: the note search and BM25 need no query vector, the rest one.
+        run = self._threads.submit
+        notes_found = run(self._search, query, k=notes, hops=hops, tenant=tenant) if notes else None
+        matched = run(self.store.page_search, tenant, without_stop_words(query), matches, fields=PAGE_FIELDS) if matches else None
         session = self._session(session_id) if session_id is not None else self.store.latest_session(tenant)
+        stm = run(self.store.stm_pages, tenant, session) if session else None
         now = self.clock()
         vector = self.embedder.embed_one(bare(query))
+        similar = run(self.store.page_vector_search, tenant, vector, matches) if matches else None
+        found = run(self.store.facts, tenant, self.settings.assistant, vector=vector, limit=facts) if facts else None
         top = self._scored_segments(tenant, vector, keywords(query), now, SEGMENT_CANDIDATES)[:segments] if segments else []
         best: dict[str, list[PageHit]] = {}
         for segment_id, page, cosine in self.store.best_pages(tenant, [s.id for s, _ in top], vector, pages) if pages else []:
             best.setdefault(segment_id, []).append(PageHit(page, cosine))
-        found = self.store.facts(tenant, self.settings.assistant, vector=vector, limit=facts) if facts else []
-        matched = self.store.page_search(tenant, without_stop_words(query), matches, fields=PAGE_FIELDS) if matches else []
-        similar = self.store.page_vector_search(tenant, vector, matches) if matches else []
         self.store.visit_segments(tenant, [s.id for s, _ in top], now=now)
-        self.store.use_facts(tenant, [f.id for f, _, _ in found], now=now)
+        facts_found = found.result() if found else []
+        self.store.use_facts(tenant, [f.id for f, _, _ in facts_found], now=now)
         return TierContext(
-            query=query, session_id=session, stm=tuple(self.store.stm_pages(tenant, session) if session else ()),
+            query=query, session_id=session, stm=tuple(stm.result() if stm else ()),
             segments=tuple(SegmentHit(s, score, tuple(best.get(s.id, ()))) for s, score in top),
-            facts=tuple(FactHit(f, float(cosine or 0.0)) for f, cosine, _ in found), notes=tuple(hits),
-            matched=tuple(PageHit(page, score) for page, score in matched),
-            similar=tuple(PageHit(page, score) for page, score in similar),
+            facts=tuple(FactHit(f, float(cosine or 0.0)) for f, cosine, _ in facts_found),
+            notes=tuple(notes_found.result() if notes_found else ()),
+            matched=tuple(PageHit(page, score) for page, score in (matched.result() if matched else ())),
+            similar=tuple(PageHit(page, score) for page, score in (similar.result() if similar else ())),
         )
 
     def respond(self, query: str, *, tenant: str | None = None, session_id: str = "default", remember: bool = True, **context: Any) -> str:
@@ -300,6 +308,9 @@ class MemoryTiers:
         if remember:
             self.add_turn(query, text.strip()[: self._max_chars], tenant=tenant, session_id=session_id)
         return text.strip()
+
+    def close(self) -> None:
+        self._threads.shutdown(wait=True)
 
     @staticmethod
     def _session(session_id: Any) -> str:
