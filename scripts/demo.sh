@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The main job: set up, start the local Neo4j, create the schema, add a few linked notes, search them.
+# The main job: set up, start the local Neo4j, create the schema, add a few linked notes, search them,
+# then a dialogue through the MemoryOS tiers.
 # Leaves the server running so you can explore it in Neo4j Browser; `amem-graph neo4j stop` stops it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -26,9 +27,26 @@ for turn in "Caroline: I finally went to the pottery class you told me about." \
 done
 echo; echo 'Search with provenance (a turn found through its session neighbours): "What did Caroline make?"'
 $amem search "What did Caroline make?" -t $tenant -k 3 --context
+# Dialogue through the MemoryOS tiers. A short STM and a low promotion heat, so that five turns are
+# enough to see pages move into segments and a hot segment become notes and persona facts.
+# Turns are not idempotent (two identical turns are two turns), so a second run of the demo adds none.
+export AMEM_STM_CAPACITY=2 AMEM_PROMOTE_HEAT=2.5
+held=$($amem tiers show -t $tenant --json | .venv/bin/python -c 'import json,sys; d=json.load(sys.stdin); print(len(d["stm"]) + len(d["segments"]))')
+[ "$held" = 0 ] && for turn in "I adopted a beagle named Max last week.|Congratulations! Beagles are lovely dogs." \
+            "My beagle Max loves chasing squirrels in the park.|That sounds like a happy dog." \
+            "I work as a nurse at the city hospital.|That must keep you busy." \
+            "Max needs a dog sitter while I travel to Japan.|I will remember that Max needs a sitter." \
+            "I live in Boston.|Boston is a lovely city."; do
+  $amem turn add "${turn%%|*}" "${turn#*|}" -t $tenant --session chat-2 >/dev/null
+done
+echo; echo "The tiers: short-term pages, segments with heat, persona:"; $amem tiers show -t $tenant --session chat-2
+echo; echo 'Context across the tiers: "What is my dog called?"'
+$amem tiers context "What is my dog called?" -t $tenant --session chat-2
+unset AMEM_STM_CAPACITY AMEM_PROMOTE_HEAT
 echo
 $amem neo4j status
 echo
 echo "Explore the graph in Neo4j Browser (user neo4j, password from \`amem-graph neo4j env\`):"
 echo "  MATCH (n:Note {tenant: 'demo'})-[r]-(m) RETURN n, r, m"
+echo "  MATCH (s:Segment {tenant: 'demo'})-[h:HAS_PAGE]->(p:Page) RETURN s, h, p"
 echo "Stop the server with: .venv/bin/amem-graph neo4j stop"

@@ -106,6 +106,36 @@ def test_bench_locomo_reports_recall_baselines_ablations_and_qa(cli_env: dict[st
     assert reused["overall"]["recall@10"] == data["overall"]["recall@10"]
 
 
+@pytest.mark.slow
+@pytest.mark.skipif(not LOCOMO.exists(), reason=f"LoCoMo data not found at {LOCOMO}")
+def test_bench_locomo_tiers_mode_ingests_pages_and_ranks_turns(cli_env: dict[str, str], tmp_path) -> None:
+    prefix = f"t{uuid.uuid4().hex[:8]}-"
+    args = ["bench", "locomo", "--data", str(LOCOMO), "--conversations", "conv-26", "--turns", "60", "--questions",
+            "10", "--k", "5,10", "--prefix", prefix, "--mode", "tiers", "--no-ablations"]
+    env = {**cli_env, "AMEM_PROMOTE_HEAT": "3"}  # segments of a few turns are promoted within 60 turns
+    try:
+        first = CliRunner().invoke(app, args, env=env, catch_exceptions=False)
+        again = CliRunner().invoke(app, args, env=env, catch_exceptions=False)
+    finally:
+        with AgenticMemory(Settings.from_env(cli_env)) as mem:
+            mem.store.delete_tenant(f"{prefix}tiers-conv-26")
+    assert first.exit_code == 0, first.output
+    data = json.loads(first.stdout)
+    assert "overall" not in data and data["data"]["mode"] == "tiers"  # the notes path did not run
+    tiers = data["tiers"]
+    report = tiers["ingest"]["conversations"]["conv-26"]
+    assert report["pages"] == 60 and report["add_turn_ms"]["n"] == 60 and report["segments"] > 0
+    assert report["promoted_segments"] > 0 and report["notes"] > 0
+    assert tiers["latency_ms"]["n"] == data["data"]["questions"] == 10
+    overall = tiers["overall"]
+    assert 0 < overall["recall@10"] <= 100 and overall["recall@5"] <= overall["recall@10"]
+    assert set(data["baselines"]) == {"dense", "bm25", "hybrid"}
+    assert again.exit_code == 0, again.output
+    reused = json.loads(again.stdout)["tiers"]
+    assert reused["ingest"]["conversations"]["conv-26"]["reused"] is True
+    assert reused["overall"]["recall@10"] == overall["recall@10"]
+
+
 def test_bench_locomo_refuses_qa_without_an_llm(cli_env: dict[str, str], tmp_path) -> None:
     result = CliRunner().invoke(app, ["bench", "locomo", "--data", str(LOCOMO), "--qa", "--turns", "1"], env=cli_env)
     assert result.exit_code == 8 and "--qa answers with the configured LLM" in result.stderr

@@ -15,7 +15,7 @@ import numpy as np
 
 from .. import validation
 from ..embedding import Embedder
-from ..errors import InvalidInput, LLMError, LLMNotConfigured
+from ..errors import AmemError, InvalidInput, LLMError, LLMNotConfigured
 from ..evolution import Evolver
 from ..llm.client import LLMClient
 from ..llm.prompts import RESPOND_SCHEMA, respond_messages
@@ -108,7 +108,10 @@ class MemoryTiers:
             chain_keywords=turn.chain_keywords, analysis=turn.analysis, model=turn.model, turn=own,
             neighbourhood=_neighbourhood([*(last.window if last else ()), (user_text, assistant_text)]),
         ), now=now)
-        self._settle(tenant, session_id, self.settings.stm_capacity)
+        try:
+            self._settle(tenant, session_id, self.settings.stm_capacity)
+        except AmemError as err:  # the turn is stored: the next turn (or flush) moves and promotes what is left
+            event("tiers_settle_deferred", tenant=tenant, session_id=session_id, error=str(err))
         return Page(id=page.id, tenant=tenant, session_id=session_id, seq=seq, user_text=user_text,
                     assistant_text=assistant_text, at=when, keywords=turn.keywords, chain_id=chain_id,
                     chain_summary=turn.chain_summary, analysis=turn.analysis)  # type: ignore[arg-type]
