@@ -65,7 +65,7 @@ class AgenticMemory:
         self.tiers = MemoryTiers(
             self.store, self.embedder, self.evolver,
             LLMTierAnalyser(client) if client else HeuristicTierAnalyser(self.settings.tiers.continuity),
-            self.settings.tiers, search=self.search, tenant_of=self._tenant, llm=client,
+            self.settings.tiers, search=self.search, speakers=self.retriever.speakers, tenant_of=self._tenant, llm=client,
             max_chars=self.settings.max_content_chars,
         )
         self._access = ThreadPoolExecutor(max_workers=1, thread_name_prefix="amem-access")

@@ -8,12 +8,16 @@ from typing import Any
 
 from ..models import Fact, Page, SearchHit, Segment, _jsonable
 from ..retrieval import format_context
+from ..text import split_speaker
 
 PAGE_SOURCE = "page:"  # the source of a note promoted from a page: "page:<page id>"
 # How each tier's scores count in `ranked_pages`: min-max scaled, then weighted and added. The pages' own
 # BM25 (with their neighbourhood) carries most; the dense cosine, the notes' search, the segments and the
 # facts move pages up. Tuned on LoCoMo dev (BENCHMARKS.md); dense above 0.3 lost recall there.
 WEIGHTS = {"matched": 0.8, "similar": 0.2, "notes": 0.5, "segments": 0.1, "facts": 0.1}
+SPEAKER_PRIOR = 0.2  # added to a page said by a speaker the query names, as note search does
+SESSION_WEIGHT = 0.3  # times its session's share of the best scores: answers cluster in a session
+SESSION_WINDOW = 40  # the best pages whose scores make up the session shares
 
 
 @dataclass(frozen=True)
@@ -48,11 +52,13 @@ class TierContext:
     notes: tuple[SearchHit, ...] = field(default_factory=tuple)
     matched: tuple[PageHit, ...] = ()  # pages whose words match the query (BM25), in any segment
     similar: tuple[PageHit, ...] = ()  # pages closest in meaning (cosine), in any segment
+    names: tuple[str, ...] = ()  # the speakers the query names
 
     def ranked_pages(self, weights: Mapping[str, float] = WEIGHTS) -> list[str]:
         """Page ids by relevance across the tiers: each tier's scores min-max scaled and added with
         `weights` (matched and similar pages, the pages the notes were promoted from, the segments' best
-        pages, the pages behind the facts); then the short-term pages not among them, newest first."""
+        pages, the pages behind the facts), plus the speaker prior and the session score; then the
+        short-term pages not among them, newest first."""
         tiers: dict[str, list[tuple[str, float]]] = {
             "matched": [(hit.page.id, hit.score) for hit in self.matched],
             "similar": [(hit.page.id, hit.score) for hit in self.similar],
@@ -65,8 +71,35 @@ class TierContext:
         for tier, scored in tiers.items():
             for page_id, scaled in _minmax(scored).items():
                 score[page_id] = score.get(page_id, 0.0) + weights.get(tier, 0.0) * scaled
+        score = self._by_session(self._by_speaker(score))
         ranked = sorted(score, key=lambda page_id: (-score[page_id], page_id))
         return ranked + [p.id for p in reversed(self.stm) if p.id not in score]
+
+    def _known(self) -> dict[str, Page]:
+        """The pages this context holds, by id (a note's or a fact's page may be known by its id only)."""
+        hits = (*self.matched, *self.similar, *self._segment_pages())
+        return {page.id: page for page in (*self.stm, *(hit.page for hit in hits))}
+
+    def _by_speaker(self, score: dict[str, float]) -> dict[str, float]:
+        if not self.names:
+            return score
+        speakers = {page_id: split_speaker(page.user_text)[0] for page_id, page in self._known().items()}
+        speakers |= {n.note.source.removeprefix(PAGE_SOURCE): n.note.speaker for n in self.notes if n.note.source}
+        return {i: s + (SPEAKER_PRIOR if speakers.get(i) in self.names else 0.0) for i, s in score.items()}
+
+    def _by_session(self, score: dict[str, float]) -> dict[str, float]:
+        known = self._known()
+        shares: dict[str, float] = {}
+        for page_id in sorted(score, key=lambda i: -score[i])[:SESSION_WINDOW]:
+            if page := known.get(page_id):
+                shares[page.session_id] = shares.get(page.session_id, 0.0) + score[page_id]
+        if not shares:
+            return score
+        top = max(shares.values())
+        return {
+            i: s + SESSION_WEIGHT * shares.get(known[i].session_id, 0.0) / top if i in known else s
+            for i, s in score.items()
+        }
 
     def _segment_pages(self) -> list[PageHit]:
         return [page for hit in self.segments for page in hit.pages]
@@ -112,6 +145,7 @@ class TierContext:
             "matched": [{"score": hit.score, "page": hit.page.to_dict()} for hit in self.matched],
             "similar": [{"score": hit.score, "page": hit.page.to_dict()} for hit in self.similar],
             "notes": [hit.to_dict() for hit in self.notes],
+            "names": list(self.names),
             "ranked_pages": _jsonable(self.ranked_pages()),
         }
 

@@ -21,7 +21,7 @@ from ..llm.client import LLMClient
 from ..llm.prompts import RESPOND_SCHEMA, respond_messages
 from ..log import event
 from ..models import FACT_KINDS, Fact, NoteInput, Page, SearchHit, Segment, turn_text
-from ..retrieval import without_stop_words
+from ..retrieval import named_speakers, without_names, without_stop_words
 from ..settings import TierSettings
 from ..store.base import MemoryStore, PageWrite, SegmentWrite
 from ..text import without_stamp
@@ -62,7 +62,8 @@ class MemoryTiers:
 
     def __init__(
         self, store: MemoryStore, embedder: Embedder, evolver: Evolver, analyser: TierAnalyser, settings: TierSettings, *,
-        search: Callable[..., list[SearchHit]], tenant_of: Callable[[str | None], str], llm: LLMClient | None,
+        search: Callable[..., list[SearchHit]], speakers: Callable[[str], Sequence[str]],
+        tenant_of: Callable[[str | None], str], llm: LLMClient | None,
         max_chars: int, clock: Callable[[], datetime] = _now,
     ) -> None:
         self.store = store
@@ -72,6 +73,7 @@ class MemoryTiers:
         self.settings = settings
         self.clock = clock
         self._search = search
+        self._speakers = speakers
         self._tenant = tenant_of
         self._llm = llm
         self._max_chars = max_chars
@@ -273,7 +275,8 @@ class MemoryTiers:
         session = self._session(session_id) if session_id is not None else self.store.latest_session(tenant)
         stm = run(self.store.stm_pages, tenant, session) if session else None
         now = self.clock()
-        vector = self.embedder.embed_one(bare(query))
+        names = named_speakers(query, self._speakers(tenant))
+        vector = self.embedder.embed_one(without_names(bare(query), names))  # ask about the thing, not the person
         similar = run(self.store.page_vector_search, tenant, vector, matches) if matches else None
         found = run(self.store.facts, tenant, self.settings.assistant, vector=vector, limit=facts) if facts else None
         top = self._scored_segments(tenant, vector, keywords(query), now, SEGMENT_CANDIDATES)[:segments] if segments else []
@@ -290,6 +293,7 @@ class MemoryTiers:
             notes=tuple(notes_found.result() if notes_found else ()),
             matched=tuple(PageHit(page, score) for page, score in (matched.result() if matched else ())),
             similar=tuple(PageHit(page, score) for page, score in (similar.result() if similar else ())),
+            names=names,
         )
 
     def respond(self, query: str, *, tenant: str | None = None, session_id: str = "default", remember: bool = True, **context: Any) -> str:
