@@ -64,7 +64,8 @@ class AgenticMemory:
         client = self.llm
         self.tiers = MemoryTiers(
             self.store, self.embedder, self.evolver,
-            LLMTierAnalyser(client) if client else HeuristicTierAnalyser(self.settings.tiers.continuity),
+            LLMTierAnalyser(client, HeuristicTierAnalyser(self.settings.tiers.continuity)) if client
+            else HeuristicTierAnalyser(self.settings.tiers.continuity),
             self.settings.tiers, search=self.search, speakers=self.retriever.speakers, tenant_of=self._tenant, llm=client,
             max_chars=self.settings.max_content_chars,
         )

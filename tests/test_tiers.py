@@ -137,6 +137,18 @@ def test_every_hot_segment_is_promoted_in_one_pass(open_tiers: Callable[..., Age
     assert memory.tiers.promote() == []  # cooled down: nothing more to promote
 
 
+def test_a_segment_is_claimed_once_by_concurrent_promotions(open_tiers: Callable[..., AgenticMemory]) -> None:
+    memory = open_tiers(stm_capacity=1, promote_heat=100.0)
+    for text in DOG[:3]:
+        memory.add_turn(text, session_id="s1")
+    [segment] = memory.tiers.segments()  # two beagle pages, read by two would-be promoters
+    assert memory.store.claim_segment(memory.tenant, segment, now=T0)
+    assert not memory.store.claim_segment(memory.tenant, segment, now=T0)  # the second one backs off
+    memory.add_turn(DOG[3], session_id="s1")  # the third beagle page joins after the claim: it counts
+    [after] = memory.tiers.segments()
+    assert after.promotions == 1 and after.visits == 0 and after.interaction_len == 1
+
+
 def test_persona_facts_are_deduplicated_and_updated_with_history(open_tiers: Callable[..., AgenticMemory]) -> None:
     memory = open_tiers(stm_capacity=1, promote_heat=1.5)  # every segment is promoted as soon as a page joins
     for text in ["I live in Boston.", "I love hiking in the mountains.", "I love hiking in the mountains!",
@@ -156,6 +168,15 @@ def test_persona_facts_are_deduplicated_and_updated_with_history(open_tiers: Cal
     assert "Boston" in old[0]["reason"]  # ...it is kept, invalidated, as history
     with pytest.raises(InvalidInput):
         memory.tiers.persona(kinds=["hobbies"])
+
+
+def test_facts_that_only_start_alike_are_both_kept(open_tiers: Callable[..., AgenticMemory]) -> None:
+    memory = open_tiers(stm_capacity=1, promote_heat=1.5)
+    said = ["I have a dog named Max.", "I have a cat named Luna.", "I play the guitar every day.",
+            "I play the piano every day."]
+    for text in [*said, "done"]:
+        memory.add_turn(text, session_id="s1")
+    assert sorted(f.text for f in memory.tiers.persona()) == sorted(said)  # none replaced another
 
 
 def test_capacities_archive_instead_of_deleting(open_tiers: Callable[..., AgenticMemory]) -> None:
@@ -189,8 +210,11 @@ def test_context_for_assembles_every_tier(open_tiers: Callable[..., AgenticMemor
     dog_page = next(p.page.id for hit in context.segments for p in hit.pages if "named Max" in p.page.user_text)
     assert dog_page in ranked[:3]
     assert memory.tiers.persona()[0].uses >= 1 or any(f.uses for f in memory.tiers.persona())
-    with pytest.raises(InvalidInput):
-        memory.context_for("beagle", segments=-1)
+    visits = {s.id: s.visits for s in memory.tiers.segments()}
+    for bad in ({"segments": -1}, {"hops": 9}, {"notes": -1}, {"session_id": ""}):
+        with pytest.raises(InvalidInput):
+            memory.context_for("beagle", **bad)
+    assert {s.id: s.visits for s in memory.tiers.segments()} == visits  # refused before anything was written
 
 
 def test_the_tiers_survive_a_restart(open_tiers: Callable[..., AgenticMemory]) -> None:
@@ -219,6 +243,9 @@ def test_no_page_or_fact_of_one_tenant_is_reachable_from_another(
         seen = [context.prompt(), *(p.user_text for p in context.stm)]
         assert not any("Boston" in text or "beagle" in text for text in seen)
         assert context.segments == () and context.facts == () and context.notes == ()
+        theirs = {p.id for p in memory.tiers.pages(tenant=other)}
+        found = {hit.page.id for hit in (*context.matched, *context.similar)} | set(context.ranked_pages())
+        assert context.similar and found <= theirs  # the page searches stay in the tenant
         assert memory.tiers.persona(tenant=other) == [] and memory.tiers.segments(tenant=other) == []
         assert memory.tiers.persona()  # the first tenant has its facts
     finally:
@@ -245,15 +272,18 @@ def test_llm_faults_store_no_error_strings_and_lose_no_page(
     for text in ["I live in Boston.", "I love hiking in the mountains.", "done"]:
         memory.add_turn(text, "Noted, thank you.", session_id="s1")
     assert [p.user_text for p in memory.tiers.stm(session_id="s1")] == ["done"]
-    # Every memory node but the pages (what was said) and the Evolution audit records (which keep why an
-    # analysis degraded, on purpose): nothing derived may hold the text of a failure.
+    # Every property of every memory node but what was said (a page's sides and neighbourhood) and the
+    # Evolution audit records (which keep why an analysis degraded, on purpose): no text of a failure.
+    said = {"user_text", "assistant_text", "neighbourhood", "embedding"}
     everything = memory.store._driver.execute_query(
-        "MATCH (n {tenant: $t}) WHERE NOT n:Page AND NOT n:Evolution RETURN properties(n) AS p", {"t": tenant}).records
-    derived = " ".join(str(v) for r in everything for k, v in r["p"].items() if k != "embedding")
+        "MATCH (n {tenant: $t}) WHERE NOT n:Evolution RETURN properties(n) AS p", {"t": tenant}).records
+    derived = " ".join(str(v) for r in everything for k, v in r["p"].items() if k not in said)
     assert not re.search(r"error|rate limited|overloaded|scripted failure", derived, re.IGNORECASE)
-    analyses = {s.analysis for s in memory.tiers.segments()} | {p.analysis for p in memory.tiers.stm(session_id="s1")}
-    assert "degraded" in analyses or "llm" in analyses
-    assert len(memory.tiers.persona()) >= 1  # the promotion went on with the answers that did fit
+    pages = memory.tiers.pages()
+    assert [p.user_text for p in pages] == ["I live in Boston.", "I love hiking in the mountains.", "done"]
+    assert sum(s.pages for s in memory.tiers.segments()) == 2  # no page lost on the way to the segments
+    assert "degraded" in {p.analysis for p in pages} | {s.analysis for s in memory.tiers.segments()}
+    assert any(f.analysis == "llm" for f in memory.tiers.persona())  # answers that fit were still used
 
 
 def test_the_llm_path_analyses_turns_and_respond_answers_and_remembers(
@@ -280,3 +310,14 @@ def test_the_llm_path_analyses_turns_and_respond_answers_and_remembers(
 def test_respond_needs_an_llm(open_tiers: Callable[..., AgenticMemory]) -> None:
     with pytest.raises(LLMNotConfigured):
         open_tiers().respond("hello")
+
+
+def test_of_two_values_proposed_together_the_later_is_kept(memory: AgenticMemory) -> None:
+    from amem_graph.models import ProposedFact
+    from amem_graph.tiers import persona
+
+    proposed = [ProposedFact("profile", "I live in Boston.", "p1"), ProposedFact("profile", "I love jazz.", "p1"),
+                ProposedFact("profile", "I live in Seattle now.", "p2")]
+    writes = persona.decide(proposed, memory.embedder.embed([p.text for p in proposed]), [], assistant="a",
+                            analysis="heuristic", model=None)
+    assert [w.text for w in writes] == ["I love jazz.", "I live in Seattle now."]

@@ -296,8 +296,9 @@ class TierStore(Protocol):
 
     def segment_state(self, tenant: str, segment_id: str) -> SegmentState | None: ...
 
-    def join_segment(self, tenant: str, page_id: str, segment: SegmentWrite, *, now: Any) -> bool:
-        """Move an STM page into a segment; False (and nothing written) if the segment moved on since read."""
+    def join_segment(self, tenant: str, page_id: str, segment: SegmentWrite, *, now: Any) -> str:
+        """Move an STM page into a segment: "joined"; "conflict" (nothing written) if the segment changed
+        since it was read; "moved" if the page is no longer short-term (another writer moved it)."""
 
     def archive_coldest(self, tenant: str, capacity: int, *, heat: Mapping[str, float], now: Any) -> list[str]: ...
 
@@ -310,8 +311,12 @@ class TierStore(Protocol):
 
     def visit_segments(self, tenant: str, segment_ids: Sequence[str], *, now: Any) -> None: ...
 
+    def claim_segment(self, tenant: str, segment: Segment, *, now: Any) -> bool:
+        """Claim a segment for promotion, taking off the counters it was read with; False if another
+        promotion claimed it since."""
+
     def mark_promoted(self, tenant: str, segment_id: str, derived: Sequence[tuple[str, str]], *, now: Any) -> None:
-        """DERIVED_FROM from each (page id, note id)'s note to its page and the segment; counters reset."""
+        """DERIVED_FROM from each (page id, note id)'s note to its page and the segment; the pages marked."""
 
     def facts(
         self, tenant: str, assistant: str, *, kinds: Sequence[str] | None = None, vector: np.ndarray | None = None,

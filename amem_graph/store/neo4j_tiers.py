@@ -153,7 +153,7 @@ class Neo4jTiers:
             pages=int(row["pages"]),
         )
 
-    def join_segment(self, tenant: str, page_id: str, segment: SegmentWrite, *, now: datetime) -> bool:
+    def join_segment(self, tenant: str, page_id: str, segment: SegmentWrite, *, now: datetime) -> str:
         rows = self._run(
             "segment/join", write=True, tenant=tenant, page_id=page_id, expected_pages=segment.expected_pages,
             segment={
@@ -162,7 +162,9 @@ class Neo4jTiers:
             },
             embedding=self._vector(segment.embedding, "segment embedding"), now=now,
         )
-        return bool(rows)
+        if not rows or not rows[0]["waiting"]:
+            return "moved"
+        return "joined" if rows[0]["current"] else "conflict"
 
     def archive_coldest(self, tenant: str, capacity: int, *, heat: Mapping[str, float], now: datetime) -> list[str]:
         rows = self._run("segment/archive_coldest", write=True, tenant=tenant, capacity=capacity, heat=dict(heat), now=now)
@@ -185,6 +187,13 @@ class Neo4jTiers:
     def visit_segments(self, tenant: str, segment_ids: Sequence[str], *, now: datetime) -> None:
         if segment_ids:
             self._run("segment/visit", write=True, tenant=tenant, ids=list(segment_ids), now=now)
+
+    def claim_segment(self, tenant: str, segment: Segment, *, now: datetime) -> bool:
+        rows = self._run(
+            "segment/claim", write=True, tenant=tenant, id=segment.id, promotions=segment.promotions,
+            visits=segment.visits, interaction_len=segment.interaction_len, now=now,
+        )
+        return bool(rows)
 
     def mark_promoted(self, tenant: str, segment_id: str, derived: Sequence[tuple[str, str]], *, now: datetime) -> None:
         self._run(

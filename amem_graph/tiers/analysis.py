@@ -156,7 +156,7 @@ class HeuristicTierAnalyser:
                 if kind:
                     text = f"{speaker}: {sentence}" if speaker else sentence
                     found.append(ProposedFact(kind, text[:MAX_FACT_CHARS], page.id, confidence))
-            for sentence in _sentences(page.assistant_text):
+            for sentence in _sentences(bare(page.assistant_text)):
                 if _ASSISTANT_SELF.match(sentence):
                     found.append(ProposedFact("assistant_knowledge", sentence[:MAX_FACT_CHARS], page.id, 0.5))
             facts.extend(found[:MAX_FACTS_PER_PAGE])

@@ -93,9 +93,9 @@ class TierContext:
         for page_id in sorted(score, key=lambda i: -score[i])[:SESSION_WINDOW]:
             if page := known.get(page_id):
                 shares[page.session_id] = shares.get(page.session_id, 0.0) + score[page_id]
-        if not shares:
+        top = max(shares.values(), default=0.0)
+        if top <= 0:
             return score
-        top = max(shares.values())
         return {
             i: s + SESSION_WEIGHT * shares.get(known[i].session_id, 0.0) / top if i in known else s
             for i, s in score.items()
@@ -116,7 +116,8 @@ class TierContext:
             sections.append("(none)")
         shown = {p.page.id for p in self._segment_pages()} | {p.id for p in self.stm}
         pages = {hit.page.id: hit.page for hit in (*self.matched, *self.similar)}
-        if others := [pages[i] for i in self.ranked_pages() if i in pages and i not in shown][: len(self.matched)]:
+        limit = max(len(self.matched), len(self.similar))
+        if others := [pages[i] for i in self.ranked_pages() if i in pages and i not in shown][:limit]:
             sections.append("\n## Other turns that match (any topic)")
             sections += [_page_line(page) for page in others]
         sections.append("\n## What is known about the user (persona)")

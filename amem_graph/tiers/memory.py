@@ -23,7 +23,7 @@ from ..log import event
 from ..models import FACT_KINDS, Fact, NoteInput, Page, SearchHit, Segment, turn_text
 from ..retrieval import named_speakers, without_names, without_stop_words
 from ..settings import TierSettings
-from ..store.base import MemoryStore, PageWrite, SegmentWrite
+from ..store.base import MAX_HOPS, MemoryStore, PageWrite, SegmentWrite
 from ..text import without_stamp
 from . import persona
 from .analysis import TierAnalyser, bare, jaccard, keywords, merged_keywords
@@ -172,8 +172,9 @@ class MemoryTiers:
                 centroid = (state.embedding * state.pages + vector) / (state.pages + 1)
                 write = SegmentWrite(best.id, summary.summary, words, counts, centroid, state.pages,  # type: ignore[union-attr]
                                      summary.analysis, summary.model)
-            if self.store.join_segment(tenant, page.id, write, now=now):
-                return True
+            outcome = self.store.join_segment(tenant, page.id, write, now=now)
+            if outcome != "conflict":
+                return outcome == "joined"
         event("page_not_joined", tenant=tenant, page_id=page.id, reason="segments kept changing; the next turn retries")
         return False
 
@@ -210,9 +211,14 @@ class MemoryTiers:
         tenant = self._tenant(tenant)
         heat = self.settings.heat_params()
         hot = self.store.segments(tenant, heat=heat, now=self.clock())
-        return [self._promote(tenant, s) for s, _ in hot if s.heat >= self.settings.promote_heat]
+        promotions = [self._promote(tenant, s) for s, _ in hot if s.heat >= self.settings.promote_heat]
+        return [p for p in promotions if p is not None]
 
-    def _promote(self, tenant: str, segment: Segment) -> Promotion:
+    def _promote(self, tenant: str, segment: Segment) -> Promotion | None:
+        """Claimed first, so two writers never promote one segment twice; if the work stops half-way, the
+        pages it did not mark go with the segment's next promotion."""
+        if not self.store.claim_segment(tenant, segment, now=self.clock()):
+            return None
         pages = self.store.segment_pages(tenant, segment.id, unpromoted=True)
         windows = self.store.page_windows(tenant, [page.id for page in pages])
         derived = [
@@ -264,15 +270,17 @@ class MemoryTiers:
         uses. `ranked_pages()` of the result fuses them all."""
         tenant = self._tenant(tenant)
         query = validation.text(query, "query", validation.MAX_QUERY_CHARS)
-        limits = (("segments", segments, 100), ("pages", pages, 100), ("facts", facts, 1_000), ("matches", matches, 1_000))
+        limits = (("segments", segments, 100), ("pages", pages, 100), ("facts", facts, 1_000),
+                  ("matches", matches, 1_000), ("notes", notes, 1_000), ("hops", hops, MAX_HOPS))
         for name, value, top in limits:
             if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= top:
                 raise InvalidInput(f"{name} must be an integer from 0 to {top}, got {value!r}")
+        session = self._session(session_id) if session_id is not None else None  # all checked before any read
         # The tiers are read side by side: the note search and BM25 need no query vector, the rest one.
         run = self._threads.submit
         notes_found = run(self._search, query, k=notes, hops=hops, tenant=tenant) if notes else None
         matched = run(self.store.page_search, tenant, without_stop_words(query), matches, fields=PAGE_FIELDS) if matches else None
-        session = self._session(session_id) if session_id is not None else self.store.latest_session(tenant)
+        session = session or self.store.latest_session(tenant)
         stm = run(self.store.stm_pages, tenant, session) if session else None
         now = self.clock()
         names = named_speakers(query, self._speakers(tenant))

@@ -2,4 +2,4 @@
 MATCH (page:Page {tenant: $tenant})
 WHERE page.created_at IS NOT NULL
 RETURN page.session_id AS session_id
-ORDER BY page.created_at DESC LIMIT 1
+ORDER BY page.created_at DESC, page.seq DESC, page.id DESC LIMIT 1

@@ -1,6 +1,8 @@
-// A fact derived again: one more mention, the higher confidence, and the new page and segment as sources.
+// A fact derived again: one more mention, the higher confidence, and the new page and segment as sources
+// (only while it is in use: a fact replaced or archived meanwhile is left as it is).
 UNWIND $rows AS row
 MATCH (f:Fact {tenant: $tenant, id: row.existing_id})
+WHERE f.invalid_at IS NULL AND f.archived_at IS NULL
 MATCH (s:Segment {tenant: $tenant, id: $segment_id})
 MATCH (page:Page {tenant: $tenant, id: row.page_id})
 SET f.mentions = f.mentions + 1, f.confidence = CASE WHEN row.confidence > f.confidence THEN row.confidence
