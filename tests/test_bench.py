@@ -52,6 +52,25 @@ def test_bench_llm_cost_reports_calls_tokens_and_latency(cli_env: dict[str, str]
     assert data["links"].get("TRIGGERED_BY") == 30  # one Evolution per added note
 
 
+@pytest.mark.slow
+@pytest.mark.skipif(not LOCOMO.exists(), reason=f"LoCoMo data not found at {LOCOMO}")
+def test_bench_llm_cost_tiers_counts_every_tier_call(cli_env: dict[str, str]) -> None:
+    env = {**cli_env, "AMEM_PROMOTE_HEAT": "3"}  # promotions within 30 turns
+    result = CliRunner().invoke(
+        app, ["bench", "llm-cost", "--data", str(LOCOMO), "--limit", "30", "--mode", "tiers"], env=env,
+        catch_exceptions=False,
+    )
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert data["turns"] == 30 and data["mode"] == "tiers" and data["add_turn_ms"]["n"] == 30
+    operations = data["per_operation"]
+    assert operations["tier_turn"]["calls_per_turn"] == 1.0  # continuity and chain summary: one call a turn
+    assert operations["tier_segment"]["calls_per_turn"] == 1.0  # every page has left the STM (flushed)
+    assert operations["tier_persona"]["calls_per_turn"] > 0 and operations["analyse_note"]["calls_per_turn"] > 0
+    assert data["calls_per_turn"] == pytest.approx(sum(o["calls_per_turn"] for o in operations.values()), abs=1e-3)
+    assert all(o["failures"] == 0 for o in operations.values()) and data["labels"]["Page"] == 30
+
+
 def test_bench_llm_cost_refuses_a_missing_data_file(cli_env: dict[str, str], tmp_path) -> None:
     result = CliRunner().invoke(app, ["bench", "llm-cost", "--data", str(tmp_path / "nope.json")], env=cli_env)
     assert result.exit_code == 3 and "cannot read LoCoMo data" in result.stderr

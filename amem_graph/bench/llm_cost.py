@@ -1,5 +1,6 @@
-"""`bench llm-cost`: LLM calls and tokens per added note, and add latency without the LLM's time,
-over one LoCoMo conversation through the scripted OpenAI-compatible server."""
+"""`bench llm-cost`: LLM calls and tokens per added note (or, `--mode tiers`, per dialogue turn through the
+MemoryOS tiers), and add latency without the LLM's time, over one LoCoMo conversation through the scripted
+OpenAI-compatible server."""
 
 from __future__ import annotations
 
@@ -81,4 +82,59 @@ def run(settings: Settings, data: Path, *, conversation: str | None = None, limi
         "links": stats.relationships,
         "note_versions": stats.labels.get("NoteVersion", 0),
         "tenant": tenant if keep else None,
+    }
+
+
+TIER_OPERATIONS = ("tier_turn", "tier_segment", "tier_persona", OPERATION)
+
+
+def run_tiers(settings: Settings, data: Path, *, conversation: str | None = None, limit: int | None = None,
+              keep: bool = False) -> dict[str, Any]:
+    """Every turn through `add_turn` with the LLM path on: continuity and chain summary per turn, a segment
+    summary per page leaving the STM, persona extraction and note analysis per promotion. Sessions are
+    flushed as they end, as `bench locomo --mode tiers` does: a flush's LLM calls are counted, its time is
+    not a turn's."""
+    chosen = locomo.pick(locomo.load(data), conversation)
+    turns = locomo.turns(chosen)[:limit]
+    tenant = f"bench-llm-tiers-{uuid.uuid4().hex[:12]}"
+    with ScriptedLLM() as llm:
+        llm_client = LLMClient(LLMSettings(base_url=llm.base_url, model="scripted", backoff_s=0.0))
+        with llm_client, AgenticMemory(settings, tenant=tenant, analyser=LLMAnalyser(llm_client)) as memory:
+            def llm_seconds() -> float:
+                return sum(u["seconds"] for u in llm_client.usage().values())
+
+            turn_ms: list[float] = []
+            llm_ms: list[float] = []
+            try:
+                for position, turn in enumerate(turns):
+                    spent_before, began = llm_seconds(), time.perf_counter()
+                    memory.add_turn(turn.content, session_id=str(turn.session), at=turn.event_time)
+                    spent = llm_seconds() - spent_before
+                    turn_ms.append((time.perf_counter() - began - spent) * 1000)
+                    llm_ms.append(spent * 1000)
+                    if position + 1 == len(turns) or turns[position + 1].session != turn.session:
+                        memory.tiers.flush(session_id=str(turn.session))  # its calls count, its time not
+                usage = llm_client.usage()
+                stats = memory.stats(tenant=tenant)
+                segments = memory.tiers.segments(include_archived=True)
+            finally:
+                if not keep:
+                    memory.store.delete_tenant(tenant)
+    n = len(turns)
+    per_operation = {
+        op: {"calls_per_turn": round(u["calls"] / n, 4),
+             "tokens_per_turn": round((u["prompt_tokens"] + u["completion_tokens"]) / n, 1),
+             "failures": int(u["failures"])}
+        for op, u in usage.items() if op in TIER_OPERATIONS
+    }
+    calls = sum(u["calls"] for op, u in usage.items() if op in TIER_OPERATIONS)
+    tokens = sum(u["prompt_tokens"] + u["completion_tokens"] for op, u in usage.items() if op in TIER_OPERATIONS)
+    return {
+        "benchmark": "llm-cost", "mode": "tiers", "conversation": chosen.get("sample_id"), "turns": n,
+        "calls_per_turn": round(calls / n, 4), "tokens_per_turn": round(tokens / n, 1),
+        "per_operation": per_operation, "tokenizer": TOKENIZER,
+        "add_turn_ms": percentiles(turn_ms),  # the whole add_turn (and flush) except the LLM calls
+        "llm_ms": percentiles(llm_ms),
+        "segments": len(segments), "promoted_segments": sum(1 for s in segments if s.promotions),
+        "labels": stats.labels, "tenant": tenant if keep else None,
     }

@@ -46,9 +46,13 @@ def llm_cost(
     conversation: Annotated[str | None, typer.Option(help="sample_id [default: the first]")] = None,
     limit: Annotated[int | None, typer.Option(min=1, help="Only the first N turns")] = None,
     keep: Annotated[bool, typer.Option(help="Keep the benchmark tenant instead of deleting it")] = False,
+    mode: Annotated[str, typer.Option(help="notes: add per turn; tiers: add_turn through the MemoryOS tiers")] = "notes",
 ) -> None:
-    """LLM calls and tokens per added note, add latency without LLM time (scripted LLM server, one conversation)."""
-    result = llm_cost_bench.run(Settings.from_env(), data, conversation=conversation, limit=limit, keep=keep)
+    """LLM calls and tokens per added note (or turn), latency without LLM time (scripted LLM, one conversation)."""
+    if mode not in ("notes", "tiers"):
+        raise InvalidInput(f"--mode must be notes or tiers, got {mode!r}")
+    bench = llm_cost_bench.run if mode == "notes" else llm_cost_bench.run_tiers
+    result = bench(Settings.from_env(), data, conversation=conversation, limit=limit, keep=keep)
     if json_out:
         json_out.write_text(json.dumps(result, indent=2) + "\n")
     print_json(result)
