@@ -45,3 +45,27 @@ def schema_statements() -> list[tuple[str, str]]:
     """(name, statement) for each file in cypher/schema/, in file-name order."""
     files = sorted((root() / "schema").glob("*.cypher"))  # fragments/ are not statements
     return [(f"schema/{p.stem}", load(f"schema/{p.stem}")) for p in files]
+
+
+_SAVED_NAME = re.compile(r"^//\s*name:\s*(.+)$")
+
+
+def saved_queries() -> list[tuple[str, str]]:
+    """(name, statement) of each exploration query in `cypher/browser/queries.cypher`, for Neo4j Browser:
+    a `// name: ...` line, then the statement, ending with a semicolon."""
+    queries: list[tuple[str, str]] = []
+    name, lines = None, []
+    for line in (root() / "browser" / "queries.cypher").read_text(encoding="utf-8").splitlines():
+        if match := _SAVED_NAME.match(line.strip()):
+            name, lines = match.group(1).strip(), []
+        elif name is not None and not line.lstrip().startswith("//") and line.strip():
+            lines.append(line)
+            if line.rstrip().endswith(";"):
+                queries.append((name, "\n".join(lines).rstrip().rstrip(";")))
+                name = None
+    return queries
+
+
+def browser_style() -> Path:
+    """The GraSS style for Neo4j Browser (`:style`, then drop the file or paste its text)."""
+    return root() / "browser" / "style.grass"

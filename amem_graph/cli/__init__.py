@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from . import bench, history, notes, server, tiers
+from . import bench, browser, history, notes, server, tiers
 from .common import EXIT_CODES, user_errors
 from .doctor import doctor
 
@@ -19,6 +19,7 @@ app.add_typer(bench.app, name="bench")
 notes.register(app)
 history.register(app)
 tiers.register(app)
+browser.register(app)
 app.command()(user_errors(doctor))
 
 

@@ -10,6 +10,7 @@ from rich.table import Table
 from rich.text import Text
 
 from ..api import AgenticMemory
+from ..errors import InvalidInput
 from ..models import Note, SearchHit
 from ..retrieval import MODES, format_context
 from ..settings import Settings
@@ -94,8 +95,22 @@ def list_notes(
     console.print(table)
 
 
-def delete(note_id: str, tenant: TenantOption = None) -> None:
-    """Delete a note with its links and versions."""
+def delete(
+    note_id: Annotated[str | None, typer.Argument(help="The note; without one, the whole tenant (--tenant)")] = None,
+    tenant: TenantOption = None,
+    yes: Annotated[bool, typer.Option("--yes", "-y", help="Delete a whole tenant without asking")] = False,
+) -> None:
+    """Delete a note with its links and versions, or, without NOTE_ID, everything of one tenant (notes,
+    pages, segments, persona, history) and nothing of any other."""
+    if note_id is None:
+        if tenant is None:
+            raise InvalidInput("name the tenant to delete with --tenant (or give a NOTE_ID to delete one note)")
+        if not yes:
+            typer.confirm(f"Delete everything of tenant {tenant!r}?", abort=True)
+        with memory(tenant) as mem:
+            deleted = mem.store.delete_tenant(mem.tenant)
+        console.print(f"Deleted tenant {tenant}: {deleted} nodes")
+        return
     with memory(tenant) as mem:
         mem.delete(note_id)
     console.print(f"Deleted note {note_id}")

@@ -1,0 +1,69 @@
+"""Neo4j Browser support and tenant deletion from the CLI, against the real server: every saved
+exploration query runs, scoped to its tenant; `delete --tenant` removes one tenant and nothing else."""
+
+import json
+import uuid
+from dataclasses import replace
+
+import pytest
+from typer.testing import CliRunner
+
+from amem_graph import AgenticMemory, Settings, cypher
+from amem_graph.cli import app
+
+runner = CliRunner()
+
+
+@pytest.fixture
+def two_tenants(settings: Settings):
+    """Two tenants with notes, links, versions, pages, segments and persona facts."""
+    names = [f"browse-{uuid.uuid4().hex[:8]}" for _ in range(2)]
+    tiers = replace(settings.tiers, stm_capacity=1, promote_heat=1.5)
+    with AgenticMemory(replace(settings, tiers=tiers)) as memory:
+        for tenant in names:
+            memory.add("Nate adopted a turtle named Shelly.", tenant=tenant, source="chat:1")
+            memory.add("Shelly the turtle loves lettuce.", tenant=tenant, source="chat:2")
+            for text in ("I live in Boston.", "I have a turtle named Shelly.", "done"):
+                memory.add_turn(text, "Noted.", tenant=tenant, session_id="s1")
+        yield memory, names
+        for tenant in names:
+            memory.store.delete_tenant(tenant)
+
+
+def test_every_saved_query_runs_and_stays_in_its_tenant(two_tenants) -> None:
+    memory, (tenant, other) = two_tenants
+    note_id = memory.list(tenant=tenant, limit=50)[-1].id  # the first note: linked and evolved
+    saved = cypher.saved_queries()
+    assert len(saved) == 5 and cypher.browser_style().read_text().count("relationship.") >= 6
+    for name, query in saved:
+        records = memory.store._driver.execute_query(query, {"tenant": tenant, "note_id": note_id}).records
+        assert records, f"{name!r} found nothing"
+        for record in records:
+            for value in record.values():
+                if hasattr(value, "get") and value.get("tenant") is not None:
+                    assert value.get("tenant") == tenant, name  # nodes only of the tenant asked for
+
+
+def test_browser_command_says_where_and_what_to_load(cli_env: dict[str, str]) -> None:
+    result = runner.invoke(app, ["browser", "-t", "demo", "--json"], env=cli_env, catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert data["browser"].endswith("/browser/") and data["style_file"].endswith("style.grass")
+    assert [q["name"] for q in data["queries"]] == [name for name, _ in cypher.saved_queries()]
+    style = runner.invoke(app, ["browser", "--style"], env=cli_env, catch_exceptions=False)
+    assert "node.Note" in style.stdout and "relationship.CONTRADICTS" in style.stdout
+
+
+def test_delete_tenant_removes_one_tenant_and_nothing_else(two_tenants, cli_env: dict[str, str]) -> None:
+    memory, (tenant, other) = two_tenants
+    before = memory.stats(tenant=other)
+    refused = runner.invoke(app, ["delete"], env={**cli_env, "AMEM_TENANT": ""}, catch_exceptions=False)
+    assert refused.exit_code == 3 and "--tenant" in refused.stderr
+    declined = runner.invoke(app, ["delete", "-t", tenant], env=cli_env, input="n\n", catch_exceptions=False)
+    assert declined.exit_code == 1 and memory.stats(tenant=tenant).labels  # asked, and nothing deleted
+    result = runner.invoke(app, ["delete", "-t", tenant, "--yes"], env=cli_env, catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    assert memory.stats(tenant=tenant).labels == {}
+    after = memory.stats(tenant=other)
+    assert after.labels == before.labels and after.relationships == before.relationships
+    assert {"Note", "Page", "Segment", "Fact", "Persona"} <= set(after.labels)
