@@ -67,3 +67,30 @@ def test_delete_tenant_removes_one_tenant_and_nothing_else(two_tenants, cli_env:
     after = memory.stats(tenant=other)
     assert after.labels == before.labels and after.relationships == before.relationships
     assert {"Note", "Page", "Segment", "Fact", "Persona"} <= set(after.labels)
+
+
+def test_export_then_import_reproduces_the_tenant(two_tenants, cli_env: dict[str, str], tmp_path) -> None:
+    memory, (tenant, other) = two_tenants
+    before, untouched = memory.stats(tenant=tenant), memory.stats(tenant=other)
+    note = memory.list(tenant=tenant, limit=50)[-1]
+    out = tmp_path / "tenant.jsonl"
+    exported = runner.invoke(app, ["export", "-t", tenant, "--out", str(out)], env=cli_env, catch_exceptions=False)
+    assert exported.exit_code == 0, exported.output
+    again = runner.invoke(app, ["import", str(out)], env=cli_env, catch_exceptions=False)
+    assert again.exit_code == 3 and "empty tenant" in again.stderr  # never merged into what is there
+    memory.store.delete_tenant(tenant)
+    imported = runner.invoke(app, ["import", str(out)], env=cli_env, catch_exceptions=False)
+    assert imported.exit_code == 0, imported.output
+    after = memory.stats(tenant=tenant)
+    assert after.labels == before.labels and after.relationships == before.relationships
+    assert {"Note", "NoteVersion", "Evolution", "Page", "Segment", "Fact", "Persona"} <= set(after.labels)
+    restored = memory.get(note.id, tenant=tenant, with_embedding=True)
+    assert restored.content == note.content and restored.links == memory.get(note.id, tenant=tenant).links
+    assert restored.embedding is not None and restored.created_at == note.created_at
+    assert memory.search("What does the turtle eat?", tenant=tenant, k=2)  # the vector and fulltext indexes see it
+    assert memory.stats(tenant=other).labels == untouched.labels
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text(out.read_text().replace('"labels":["Note"]', '"labels":["Admin"]', 1))
+    memory.store.delete_tenant(tenant)
+    refused = runner.invoke(app, ["import", str(bad)], env=cli_env, catch_exceptions=False)
+    assert refused.exit_code == 3 and "not the engine's" in refused.stderr and memory.stats(tenant=tenant).labels == {}

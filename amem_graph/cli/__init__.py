@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from . import bench, browser, history, notes, server, tiers
+from . import bench, browser, history, notes, server, tiers, transfer
 from .common import EXIT_CODES, user_errors
 from .doctor import doctor
 
@@ -20,6 +20,7 @@ notes.register(app)
 history.register(app)
 tiers.register(app)
 browser.register(app)
+transfer.register(app)
 app.command()(user_errors(doctor))
 
 

@@ -28,7 +28,7 @@ from neo4j.exceptions import (
     SessionExpired,
 )
 
-from .. import cypher, validation
+from .. import cypher, transfer, validation
 from ..embedding import canonical_model
 from ..errors import (
     EvolutionConflict,
@@ -546,6 +546,45 @@ class Neo4jStore(Neo4jTiers):
     def record_access(self, tenant: str, note_ids: Sequence[str]) -> None:
         if note_ids:
             self._run("search/record_access", write=True, tenant=tenant, ids=list(note_ids), now=_now())
+
+    def export_records(self, tenant: str, page: int = 2_000) -> Iterator[dict[str, Any]]:
+        """Every node, then every relationship, of one tenant, as JSON-ready records (see transfer.py)."""
+        for name, kind in (("admin/export_nodes", "node"), ("admin/export_relationships", "relationship")):
+            offset = 0
+            while rows := self._run(name, tenant=tenant, offset=offset, limit=page):
+                for row in rows:
+                    record = {"kind": kind, **row.data()}
+                    record["props"] = {k: transfer.to_json(v) for k, v in record["props"].items()}
+                    yield record
+                offset += len(rows)
+
+    def import_records(
+        self, tenant: str, nodes: Sequence[dict[str, Any]], relationships: Sequence[dict[str, Any]], batch: int = 1_000
+    ) -> tuple[int, int]:
+        """Create an exported tenant in one transaction (all or nothing); the tenant must hold nothing yet."""
+        if self.stats(tenant).labels:
+            raise InvalidInput(f"tenant {tenant!r} already holds data here: import only into an empty tenant")
+        rows = list(transfer.node_rows(nodes, tenant))
+
+        def work(tx: ManagedTransaction) -> tuple[int, int]:
+            ids: dict[str, str] = {}
+            for start in range(0, len(rows), batch):
+                result = tx.run(cypher.load("admin/import_nodes"), {"rows": rows[start : start + batch]})
+                ids.update({r["key"]: r["id"] for r in result})
+            created = 0
+            links = [
+                {"start": ids[r["start"]], "end": ids[r["end"]], "type": r["type"],
+                 "props": {k: transfer.from_json(v) for k, v in r["props"].items()}}
+                for r in relationships if r["start"] in ids and r["end"] in ids
+            ]
+            if len(links) != len(relationships):
+                raise InvalidInput("the export has relationships to nodes it does not hold")
+            for start in range(0, len(links), batch):
+                result = tx.run(cypher.load("admin/import_relationships"), {"rows": links[start : start + batch], "tenant": tenant})
+                created += result.single()["created"]
+            return len(ids), created
+
+        return self._write_transaction("import", work)
 
     def delete_tenant(self, tenant: str) -> int:
         total = 0

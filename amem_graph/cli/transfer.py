@@ -1,0 +1,62 @@
+"""`amem-graph export|import`: a tenant as JSON Lines and back (ids, links with reasons, versions,
+evolutions, pages, segments, persona facts, embeddings)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from .. import transfer
+from ..errors import InvalidInput, SchemaMismatch
+from .common import console, user_errors
+from .notes import TenantOption, memory
+
+
+def register(app: typer.Typer) -> None:
+    app.command(name="export")(user_errors(export))
+    app.command(name="import")(user_errors(import_))
+
+
+def export(
+    out: Annotated[str, typer.Option("--out", "-o", help="The JSONL file to write; '-' for standard output")],
+    tenant: TenantOption = None,
+) -> None:
+    """Write every node and relationship of one tenant as JSON Lines (a header line first)."""
+    with memory(tenant) as mem:
+        marker = mem.store.stats(mem.tenant).schema
+        header = {"tenant": mem.tenant, "schema": marker.get("version"), "model": marker.get("embedding_model"),
+                  "dimension": marker.get("embedding_dimension")}
+        records = mem.store.export_records(mem.tenant)
+        if out == "-":
+            count = transfer.write(sys.stdout, header, records)
+        else:
+            with Path(out).open("w", encoding="utf-8") as handle:
+                count = transfer.write(handle, header, records)
+    if out != "-":
+        console.print(f"Exported {count} records of tenant {header['tenant']} to {out}")
+
+
+def import_(
+    path: Annotated[Path, typer.Argument(help="A file written by `amem-graph export`")],
+    tenant: TenantOption = None,
+) -> None:
+    """Recreate an exported tenant in this database, in one transaction; the tenant must be empty here, and the
+    database's embedding model the export's."""
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except OSError as err:
+        raise InvalidInput(f"cannot read {path}: {err.strerror}") from None
+    header, nodes, relationships = transfer.read(lines)
+    if tenant is not None and tenant != header.get("tenant"):
+        raise InvalidInput(f"{path} holds tenant {header.get('tenant')!r}, not {tenant!r} (ids are kept, so is the tenant)")
+    with memory(header.get("tenant")) as mem:
+        if header.get("dimension") not in (None, mem.embedder.dimension):
+            raise SchemaMismatch(
+                f"{path} holds {header['dimension']}-dimension embeddings ({header.get('model')}); this engine's "
+                f"model gives {mem.embedder.dimension}"
+            )
+        created, linked = mem.store.import_records(mem.tenant, nodes, relationships)
+    console.print(f"Imported tenant {header['tenant']}: {created} nodes, {linked} relationships")

@@ -1,0 +1,99 @@
+"""A tenant as JSON Lines, and back: every node (labels, properties, embeddings) and relationship (type,
+properties), so an export imported into an empty database is the same graph — ids, links with their
+reasons, versions, evolutions, pages, segments and persona facts."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator
+from datetime import datetime
+from typing import Any, TextIO
+
+from neo4j.time import DateTime
+
+from .errors import InvalidInput
+from .models import LINK_TYPES
+
+FORMAT = "amem-graph-export"
+VERSION = 1
+# What an import may create: the engine's own labels and relationship types, nothing a file makes up.
+LABELS = frozenset({"Note", "NoteVersion", "Evolution", "TenantLock", "Page", "Chain", "Segment", "Persona", "Fact"})
+RELATIONSHIP_TYPES = LINK_TYPES | {
+    "NEXT", "HAS_VERSION", "TRIGGERED_BY", "REVISED", "SUPERSEDED_BY", "HAS_PAGE", "DERIVED_FROM", "HAS_FACT",
+}
+
+
+def to_json(value: Any) -> Any:
+    """A property value as JSON: date-times tagged so that they come back as date-times."""
+    if isinstance(value, DateTime | datetime):
+        native = value.to_native() if isinstance(value, DateTime) else value
+        return {"$datetime": native.isoformat()}
+    if isinstance(value, list | tuple):
+        return [to_json(v) for v in value]
+    return value
+
+
+def from_json(value: Any) -> Any:
+    if isinstance(value, dict):
+        if set(value) == {"$datetime"}:
+            return datetime.fromisoformat(value["$datetime"])
+        raise InvalidInput(f"unexpected map property {value!r}")
+    if isinstance(value, list):
+        return [from_json(v) for v in value]
+    return value
+
+
+def write(out: TextIO, header: dict[str, Any], records: Iterable[dict[str, Any]]) -> int:
+    """The header line, then one line per record; returns the number of records."""
+    out.write(json.dumps({"format": FORMAT, "version": VERSION, **header}) + "\n")
+    count = 0
+    for record in records:
+        out.write(json.dumps(record, separators=(",", ":")) + "\n")
+        count += 1
+    return count
+
+
+def read(lines: Iterable[str]) -> tuple[dict[str, Any], list[dict[str, Any]], list[dict[str, Any]]]:
+    """(header, nodes, relationships) of an export, every line checked before anything is imported."""
+    rows = iter(enumerate(lines, start=1))
+    header = _line(next(rows, (1, "")))
+    if header.get("format") != FORMAT or header.get("version") != VERSION:
+        raise InvalidInput(f"not an {FORMAT} file of version {VERSION} (first line: {str(header)[:120]})")
+    nodes, relationships = [], []
+    for number, line in rows:
+        if not line.strip():
+            continue
+        record = _line((number, line))
+        if record.get("kind") == "node":
+            unknown = set(record.get("labels", ())) - LABELS
+            if unknown or not record.get("labels"):
+                raise InvalidInput(f"line {number}: labels {record.get('labels')} are not the engine's")
+            nodes.append(record)
+        elif record.get("kind") == "relationship":
+            if record.get("type") not in RELATIONSHIP_TYPES:
+                raise InvalidInput(f"line {number}: relationship type {record.get('type')!r} is not the engine's")
+            relationships.append(record)
+        else:
+            raise InvalidInput(f"line {number}: a record must be a node or a relationship")
+    return header, nodes, relationships
+
+
+def _line(item: tuple[int, str]) -> dict[str, Any]:
+    number, line = item
+    try:
+        record = json.loads(line)
+    except ValueError as err:
+        raise InvalidInput(f"line {number} is not JSON: {err}") from None
+    if not isinstance(record, dict):
+        raise InvalidInput(f"line {number} is not a JSON object")
+    return record
+
+
+def node_rows(nodes: Iterable[dict[str, Any]], tenant: str) -> Iterator[dict[str, Any]]:
+    """Import rows: properties decoded, the embedding apart, and every node of the export's tenant."""
+    for node in nodes:
+        props = {name: from_json(value) for name, value in node["props"].items()}
+        if props.get("tenant") != tenant:
+            raise InvalidInput(f"node {node['key']} belongs to tenant {props.get('tenant')!r}, not {tenant!r}")
+        embedding = props.pop("embedding", None)
+        yield {"key": node["key"], "labels": node["labels"], "props": props, "embedding": embedding}
