@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from . import bench, browser, history, notes, server, tiers, transfer
+from . import bench, browser, history, ingest, notes, server, tiers, transfer
 from .common import EXIT_CODES, user_errors
 from .doctor import doctor
 
@@ -21,6 +21,7 @@ history.register(app)
 tiers.register(app)
 browser.register(app)
 transfer.register(app)
+ingest.register(app)
 app.command()(user_errors(doctor))
 
 

@@ -284,6 +284,9 @@ class TierStore(Protocol):
     def page_windows(self, tenant: str, page_ids: Sequence[str]) -> dict[str, list[tuple[str, str]]]:
         """Per page, (user_text, assistant_text) of the pages two before to two after it in its session."""
 
+    def session_page_counts(self, tenant: str) -> dict[str, int]:
+        """Pages per session of a tenant."""
+
     def latest_session(self, tenant: str) -> str | None: ...
 
     def sessions_with_stm(self, tenant: str) -> list[str]: ...

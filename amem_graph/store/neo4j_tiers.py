@@ -123,6 +123,9 @@ class Neo4jTiers:
         rows = self._run("page/windows", tenant=tenant, ids=list(page_ids))
         return {r["id"]: [(p["user_text"] or "", p["assistant_text"] or "") for p in r["window"]] for r in rows}
 
+    def session_page_counts(self, tenant: str) -> dict[str, int]:
+        return {r["session_id"]: int(r["pages"]) for r in self._run("page/session_counts", tenant=tenant)}
+
     def latest_session(self, tenant: str) -> str | None:
         rows = self._run("page/latest_session", tenant=tenant)
         return rows[0]["session_id"] if rows else None

@@ -1,0 +1,101 @@
+"""`amem-graph ingest`: JSON Lines of notes or dialogue turns, or a LoCoMo conversation, with a progress bar
+(rate, ETA); running it again resumes an interrupted ingest."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    ProgressColumn,
+    Task,
+    TextColumn,
+    TimeRemainingColumn,
+)
+from rich.text import Text
+
+from .. import ingest as reader
+from ..errors import InvalidInput
+from .common import console, print_json, user_errors
+from .notes import JsonOption, TenantOption, memory
+
+FORMATS = ("auto", "notes", "turns", "locomo")
+
+
+class RateColumn(ProgressColumn):
+    def render(self, task: Task) -> Text:
+        return Text(f"{task.speed:.1f}/s" if task.speed else "–/s")
+
+
+def register(app: typer.Typer) -> None:
+    app.command()(user_errors(ingest))
+
+
+def ingest(
+    path: Annotated[Path, typer.Argument(help="A .jsonl of notes or of turns, or a LoCoMo .json")],
+    tenant: TenantOption = None,
+    format: Annotated[str, typer.Option(help="auto (by extension and first line), notes, turns or locomo")] = "auto",
+    conversation: Annotated[str | None, typer.Option(help="LoCoMo: the sample_id (default: the first)")] = None,
+    bulk: Annotated[bool, typer.Option(help="Notes without analysis (add_many, batched); `reanalyze` later")] = False,
+    limit: Annotated[int | None, typer.Option(min=1, help="Only the first N records")] = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Add every record of a file: notes through the analysed write path (or --bulk), turns through the
+    MemoryOS tiers. Repeats are skipped, so running it again after an interruption resumes it."""
+    if format not in FORMATS:
+        raise InvalidInput(f"--format must be one of {', '.join(FORMATS)}, got {format!r}")
+    kind = reader.detect(path) if format == "auto" else format
+    began = time.perf_counter()
+    with memory(tenant) as mem:
+        if kind == "turns":
+            every = reader.turns(path, mem.settings.max_content_chars)[:limit]
+            todo = reader.pending_turns(every, mem.store.session_page_counts(mem.tenant))
+            with _Progress(len(todo), "turns") as (progress, task):
+                for turn in todo:
+                    mem.add_turn(turn.user, turn.assistant, session_id=turn.session_id, at=turn.at)
+                    progress.advance(task)
+        else:
+            every = reader.notes(path, mem.settings.max_content_chars, conversation=conversation)[:limit]
+            held = mem.store.existing(mem.tenant, every)
+            todo = [note for i, note in enumerate(every) if i not in held]
+            with _Progress(len(todo), "notes") as (progress, task):
+                if bulk:
+                    mem.add_many(todo, on_batch=lambda n: progress.advance(task, n))
+                else:
+                    for note in todo:
+                        mem.add(note.content, source=note.source, keywords=note.keywords, tags=note.tags,
+                                context=note.context, category=note.category, importance=note.importance,
+                                event_time=note.event_time, id=note.id, session=note.session, speaker=note.speaker)
+                        progress.advance(task)
+    seconds = time.perf_counter() - began
+    report = {"format": kind, "records": len(every), "added": len(todo), "skipped": len(every) - len(todo),
+              "seconds": round(seconds, 2), "per_s": round(len(todo) / seconds, 1) if seconds else None}
+    if as_json:
+        print_json(report)
+    else:
+        console.print(f"Added {report['added']} {kind} records ({report['skipped']} held already) in "
+                      f"{report['seconds']} s.")
+
+
+class _Progress:
+    """A progress bar on standard error (standard output stays for the report)."""
+
+    def __init__(self, total: int, what: str) -> None:
+        self.bar = Progress(
+            TextColumn(what), BarColumn(), MofNCompleteColumn(), RateColumn(), TimeRemainingColumn(),
+            console=Console(stderr=True), transient=False,
+        )
+        self.total = total
+
+    def __enter__(self) -> tuple[Progress, int]:
+        self.bar.start()
+        return self.bar, self.bar.add_task("", total=self.total)
+
+    def __exit__(self, *exc: object) -> None:
+        self.bar.stop()

@@ -1,0 +1,79 @@
+"""`amem-graph ingest` against the real server: notes, turns and LoCoMo; a second run resumes; a bad line
+writes nothing."""
+
+import json
+import uuid
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from amem_graph import AgenticMemory, Settings
+from amem_graph.cli import app
+
+runner = CliRunner()
+LOCOMO = Path(__file__).resolve().parents[2] / "shared" / "data" / "locomo" / "locomo-dev.json"
+
+
+@pytest.fixture
+def tenant_env(cli_env: dict[str, str]):
+    tenant = f"ingest-{uuid.uuid4().hex[:8]}"
+    with AgenticMemory(Settings.from_env(cli_env), tenant=tenant) as memory:
+        yield tenant, memory
+        memory.store.delete_tenant(tenant)
+
+
+def ingest(env: dict[str, str], tenant: str, *args: str):
+    return runner.invoke(app, ["ingest", *args, "-t", tenant, "--json"], env=env, catch_exceptions=False)
+
+
+def jsonl(path: Path, records: list[dict]) -> Path:
+    path.write_text("".join(json.dumps(r) + "\n" for r in records))
+    return path
+
+
+def test_notes_are_ingested_once_and_a_rerun_skips_them(cli_env, tenant_env, tmp_path) -> None:
+    tenant, memory = tenant_env
+    file = jsonl(tmp_path / "notes.jsonl", [
+        {"content": "Nate adopted a turtle named Shelly.", "source": "chat:1", "tags": ["pets"]},
+        {"content": "Shelly loves lettuce.", "source": "chat:2", "event_time": "2023-05-01T10:00:00+00:00"},
+        {"content": "Nate: we went to the lake.", "session": "s1"},
+    ])
+    first = ingest(cli_env, tenant, str(file))
+    assert first.exit_code == 0, first.output
+    assert json.loads(first.stdout) | {"seconds": 0, "per_s": 0} == {
+        "format": "notes", "records": 3, "added": 3, "skipped": 0, "seconds": 0, "per_s": 0}
+    again = json.loads(ingest(cli_env, tenant, str(file)).stdout)
+    assert again["added"] == 0 and again["skipped"] == 3
+    notes = memory.list(limit=10)
+    assert len(notes) == 3 and {n.analysis for n in notes} == {"heuristic"}
+    assert next(n for n in notes if n.source == "chat:1").tags[0] == "pets"
+
+
+def test_turns_resume_per_session_and_a_bad_line_writes_nothing(cli_env, tenant_env, tmp_path) -> None:
+    tenant, memory = tenant_env
+    turns = [{"user": "I adopted a beagle.", "assistant": "Nice!", "session_id": "a"},
+             {"user": "He is called Max.", "session_id": "a"},
+             {"assistant": "Welcome back.", "session_id": "b", "at": "2024-01-02T09:00:00+00:00"},
+             {"user": "Max chewed my shoes.", "session_id": "a"}]
+    partial = ingest(cli_env, tenant, str(jsonl(tmp_path / "part.jsonl", turns[:2])))  # an interrupted run
+    assert partial.exit_code == 0, partial.output
+    resumed = json.loads(ingest(cli_env, tenant, str(jsonl(tmp_path / "all.jsonl", turns))).stdout)
+    assert resumed["format"] == "turns" and resumed["added"] == 2 and resumed["skipped"] == 2
+    pages = memory.tiers.pages()
+    assert [(p.session_id, p.seq) for p in pages] == [("a", 1), ("a", 2), ("a", 3), ("b", 1)]
+    bad = jsonl(tmp_path / "bad.jsonl", [*turns, {"user": "ok", "session_id": "c"}, {"user": "", "assistant": ""}])
+    refused = ingest(cli_env, tenant, str(bad))
+    assert refused.exit_code == 3 and "line 6" in refused.stderr
+    assert len(memory.tiers.pages()) == 4  # checked before anything was written
+
+
+@pytest.mark.skipif(not LOCOMO.exists(), reason=f"LoCoMo data not found at {LOCOMO}")
+def test_a_locomo_conversation_in_bulk(cli_env, tenant_env) -> None:
+    tenant, memory = tenant_env
+    result = ingest(cli_env, tenant, str(LOCOMO), "--conversation", "conv-26", "--bulk", "--limit", "20")
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["added"] == 20
+    notes = memory.list(limit=50)
+    assert len(notes) == 20 and {n.analysis for n in notes} == {"none"} and all(n.source for n in notes)
+    assert json.loads(ingest(cli_env, tenant, str(LOCOMO), "--bulk", "--limit", "20").stdout)["skipped"] == 20
