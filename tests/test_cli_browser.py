@@ -1,5 +1,6 @@
-"""Neo4j Browser support and tenant deletion from the CLI, against the real server: every saved
-exploration query runs, scoped to its tenant; `delete --tenant` removes one tenant and nothing else."""
+"""Admin commands against the real server: Neo4j Browser's saved queries run, scoped to their tenant;
+`delete --tenant` removes one tenant and nothing else; export → import gives the same graph; `consolidate`
+re-embeds the database after a model change."""
 
 import json
 import uuid
@@ -94,3 +95,29 @@ def test_export_then_import_reproduces_the_tenant(two_tenants, cli_env: dict[str
     memory.store.delete_tenant(tenant)
     refused = runner.invoke(app, ["import", str(bad)], env=cli_env, catch_exceptions=False)
     assert refused.exit_code == 3 and "not the engine's" in refused.stderr and memory.stats(tenant=tenant).labels == {}
+
+
+@pytest.mark.slow
+def test_consolidate_reembeds_the_database_after_a_model_change(two_tenants, cli_env: dict[str, str]) -> None:
+    memory, (tenant, _) = two_tenants
+    note = memory.list(tenant=tenant, limit=50)[-1]
+    vector = memory.get(note.id, tenant=tenant, with_embedding=True).embedding
+    store = memory.store
+    try:
+        # The database as another model left it: marked for it, with its (smaller) index.
+        store.begin_consolidation("another/model", 8)
+        with pytest.raises(Exception) as refused:
+            AgenticMemory(Settings.from_env(cli_env), tenant=tenant, init_schema=False)
+        assert type(refused.value).__name__ == "SchemaMismatch"
+        result = runner.invoke(app, ["consolidate", "--yes"], env=cli_env, catch_exceptions=False)
+        assert result.exit_code == 0, result.output
+        assert "rebuilt with 384 dimensions" in result.stdout
+    finally:  # whatever happened, the shared test database is this model's again, with its index
+        store.begin_consolidation(memory.embedder.model_name, memory.embedder.dimension)
+        store.ensure_schema(memory.embedder.model_name, memory.embedder.dimension, force=True)
+    assert store.vector_index()["dimension"] == 384
+    with AgenticMemory(Settings.from_env(cli_env), tenant=tenant) as reopened:
+        again = reopened.get(note.id, with_embedding=True).embedding
+        assert again is not None and sum(a * b for a, b in zip(again, vector)) > 0.999  # same model, same vector
+        assert reopened.search("What does the turtle eat?", k=1)
+        assert reopened.context_for("turtle", notes=1).similar  # pages re-embedded too

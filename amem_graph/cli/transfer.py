@@ -1,5 +1,5 @@
 """`amem-graph export|import`: a tenant as JSON Lines and back (ids, links with reasons, versions,
-evolutions, pages, segments, persona facts, embeddings)."""
+evolutions, pages, segments, persona facts, embeddings); `consolidate`: every vector again, for a new model."""
 
 from __future__ import annotations
 
@@ -9,8 +9,12 @@ from typing import Annotated
 
 import typer
 
+from .. import consolidate as consolidation
 from .. import transfer
+from ..embedding import Embedder
 from ..errors import InvalidInput, SchemaMismatch
+from ..settings import Settings
+from ..store import open_store
 from .common import console, user_errors
 from .notes import TenantOption, memory
 
@@ -18,6 +22,7 @@ from .notes import TenantOption, memory
 def register(app: typer.Typer) -> None:
     app.command(name="export")(user_errors(export))
     app.command(name="import")(user_errors(import_))
+    app.command()(user_errors(consolidate))
 
 
 def export(
@@ -60,3 +65,19 @@ def import_(
             )
         created, linked = mem.store.import_records(mem.tenant, nodes, relationships)
     console.print(f"Imported tenant {header['tenant']}: {created} nodes, {linked} relationships")
+
+
+def consolidate(yes: Annotated[bool, typer.Option("--yes", "-y", help="Do not ask")] = False) -> None:
+    """After changing AMEM_EMBEDDING_MODEL: embed every note, page and fact of the database again with it, and
+    rebuild the vector index for its dimension (search is down meanwhile; run again if interrupted)."""
+    settings = Settings.from_env()
+    embedder = Embedder(settings.embedding_model, settings.embedding_batch_size)
+    if not yes:
+        typer.confirm(f"Re-embed the whole database with {embedder.model_name} ({embedder.dimension} dimensions)?", abort=True)
+    store = open_store(settings)
+    try:
+        counts = consolidation.consolidate(store, embedder)  # type: ignore[arg-type]
+    finally:
+        store.close()
+    console.print("Re-embedded " + ", ".join(f"{n} {kind}" for kind, n in counts.items())
+                  + f"; vector index note_embedding rebuilt with {embedder.dimension} dimensions.")

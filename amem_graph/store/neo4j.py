@@ -59,6 +59,12 @@ _UNREACHABLE = (ServiceUnavailable, SessionExpired, OSError)
 
 MAX_FETCH = 20_000  # the most notes one k-NN query asks the shared vector index for
 NO_FILTER = SearchFilter()
+# What consolidation re-embeds: kind → (statement reading its texts, statement writing its vectors).
+_CONSOLIDATED = {
+    "notes": ("consolidate/notes", "consolidate/set_note_embeddings"),
+    "pages": ("consolidate/pages", "consolidate/set_page_embeddings"),
+    "facts": ("consolidate/facts", "consolidate/set_fact_embeddings"),
+}
 _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 
 
@@ -546,6 +552,33 @@ class Neo4jStore(Neo4jTiers):
     def record_access(self, tenant: str, note_ids: Sequence[str]) -> None:
         if note_ids:
             self._run("search/record_access", write=True, tenant=tenant, ids=list(note_ids), now=_now())
+
+    # -- consolidation (a new embedding model) --------------------------------------------------
+
+    def begin_consolidation(self, model: str, dimension: int) -> None:
+        """Drop the vector index (it has the old dimension) and mark the database as the new model's."""
+        self._run("consolidate/drop_vector_index", write=True)
+        marker = self._run("admin/schema_marker_get")[0].data()
+        self._run(
+            "admin/schema_marker_set", write=True, version=marker["version"] or SCHEMA_VERSION,
+            model=canonical_model(model), dimension=dimension, now=_now(),
+        )
+        self.dimension = dimension
+
+    def embedding_texts(self, kind: str, after: str, limit: int) -> list[dict[str, Any]]:
+        """A page of notes, pages or facts (every tenant), by id, with the fields their vectors come from."""
+        return [r.data() for r in self._run(_CONSOLIDATED[kind][0], after=after, limit=limit)]
+
+    def write_embeddings(self, kind: str, rows: Sequence[tuple[str, np.ndarray]]) -> None:
+        dimension = self._require_dimension()
+        self._run(
+            _CONSOLIDATED[kind][1], write=True,
+            rows=[{"id": i, "embedding": validation.vector(v, dimension)} for i, v in rows],
+        )
+
+    def segment_centroids(self) -> int:
+        """Each segment's vector again, as the mean of its pages' new ones."""
+        return int(self._run("consolidate/segment_centroids", write=True)[0]["segments"])
 
     def export_records(self, tenant: str, page: int = 2_000) -> Iterator[dict[str, Any]]:
         """Every node, then every relationship, of one tenant, as JSON-ready records (see transfer.py)."""

@@ -85,6 +85,11 @@ def bare(text: str) -> str:
     return split_speaker(text)[1] or text
 
 
+def embedded_text(user_text: str, assistant_text: str) -> str:
+    """What a page is embedded as: both sides without time stamp or speaker."""
+    return "\n".join(bare(t) for t in (user_text, assistant_text) if t.strip())
+
+
 def keywords(text: str, limit: int = PAGE_KEYWORDS) -> tuple[str, ...]:
     """Single content words, best RAKE score first, one per stem."""
     _, scores = rake(text, limit)

@@ -26,7 +26,7 @@ from ..settings import TierSettings
 from ..store.base import MAX_HOPS, MemoryStore, PageWrite, SegmentWrite
 from ..text import without_stamp
 from . import persona
-from .analysis import TierAnalyser, bare, jaccard, keywords, merged_keywords
+from .analysis import TierAnalyser, bare, embedded_text, jaccard, keywords, merged_keywords
 from .context import PAGE_SOURCE, FactHit, PageHit, SegmentHit, TierContext
 
 SEGMENT_CANDIDATES = 20  # segments a leaving page (or a query) is compared with, by cosine, before Jaccard
@@ -97,7 +97,7 @@ class MemoryTiers:
         when = validation.event_time(at) or now
         page = Page(id=str(uuid.uuid4()), tenant=tenant, session_id=session_id, seq=0, user_text=user_text,
                     assistant_text=assistant_text, at=when)
-        vector = self.embedder.embed_one(_page_text(page))
+        vector = self.embedder.embed_one(embedded_text(user_text, assistant_text))
         last = self.store.last_page(tenant, session_id)
         previous = last.page if last else None
         cosine = _cosine(vector, last.embedding) if last else None
@@ -330,11 +330,6 @@ class MemoryTiers:
     @staticmethod
     def _session(session_id: Any) -> str:
         return validation.text(session_id, "session_id", MAX_SESSION_CHARS).strip()
-
-
-def _page_text(page: Page) -> str:
-    """What a page is embedded as: both sides without time stamp or speaker."""
-    return "\n".join(bare(t) for t in (page.user_text, page.assistant_text) if t.strip())
 
 
 def _neighbourhood(window: Sequence[tuple[str, str]]) -> str:
