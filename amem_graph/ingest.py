@@ -4,7 +4,6 @@ and content), and a session's turns already held are skipped (turns are taken in
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -98,13 +97,4 @@ def _lines(path: Path) -> Iterable[tuple[int, dict[str, Any]]]:
         raise InvalidInput(f"cannot read {path}: {err.strerror}") from None
     except UnicodeDecodeError as err:
         raise InvalidInput(f"{path} is not UTF-8 (byte {err.start})") from None
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            record = json.loads(line)
-        except ValueError as err:
-            raise InvalidInput(f"line {number} is not JSON: {err}") from None
-        if not isinstance(record, dict):
-            raise InvalidInput(f"line {number} is not a JSON object")
-        yield number, record
+    yield from validation.json_lines(text.splitlines())

@@ -11,6 +11,7 @@ from typing import Any, TextIO
 
 from neo4j.time import DateTime
 
+from . import validation
 from .errors import InvalidInput
 from .models import LINK_TYPES
 
@@ -55,15 +56,12 @@ def write(out: TextIO, header: dict[str, Any], records: Iterable[dict[str, Any]]
 
 def read(lines: Iterable[str]) -> tuple[dict[str, Any], list[dict[str, Any]], list[dict[str, Any]]]:
     """(header, nodes, relationships) of an export, every line checked before anything is imported."""
-    rows = iter(enumerate(lines, start=1))
-    header = _line(next(rows, (1, "")))
+    rows = validation.json_lines(lines)
+    header = next(rows, (1, {}))[1]
     if header.get("format") != FORMAT or header.get("version") != VERSION:
         raise InvalidInput(f"not an {FORMAT} file of version {VERSION} (first line: {str(header)[:120]})")
     nodes, relationships = [], []
-    for number, line in rows:
-        if not line.strip():
-            continue
-        record = _line((number, line))
+    for number, record in rows:
         if record.get("kind") == "node":
             unknown = set(record.get("labels", ())) - LABELS
             if unknown or not record.get("labels"):
@@ -76,17 +74,6 @@ def read(lines: Iterable[str]) -> tuple[dict[str, Any], list[dict[str, Any]], li
         else:
             raise InvalidInput(f"line {number}: a record must be a node or a relationship")
     return header, nodes, relationships
-
-
-def _line(item: tuple[int, str]) -> dict[str, Any]:
-    number, line = item
-    try:
-        record = json.loads(line)
-    except ValueError as err:
-        raise InvalidInput(f"line {number} is not JSON: {err}") from None
-    if not isinstance(record, dict):
-        raise InvalidInput(f"line {number} is not a JSON object")
-    return record
 
 
 def node_rows(nodes: Iterable[dict[str, Any]], tenant: str) -> Iterator[dict[str, Any]]:

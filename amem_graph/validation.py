@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import hashlib
+import json
 import math
 import re
 import uuid
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from datetime import datetime, timezone
 from typing import Any
 
@@ -160,3 +161,18 @@ def note_changes(changes: NoteChanges, max_chars: int) -> NoteChanges:
         event_time=event_time(changes.event_time),
         reason=text(changes.reason, "reason", 1000),
     )
+
+
+def json_lines(lines: Iterable[str]) -> Iterator[tuple[int, dict[str, Any]]]:
+    """(line number, object) for each non-blank line of a JSON Lines text; InvalidInput names the first
+    line that is not a JSON object."""
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except ValueError as err:
+            raise InvalidInput(f"line {number} is not JSON: {err}") from None
+        if not isinstance(record, dict):
+            raise InvalidInput(f"line {number} is not a JSON object")
+        yield number, record
