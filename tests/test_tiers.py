@@ -209,7 +209,7 @@ def test_context_for_assembles_every_tier(open_tiers: Callable[..., AgenticMemor
     assert len(ranked) == len(set(ranked)) and context.to_dict()["ranked_pages"] == ranked
     dog_page = next(p.page.id for hit in context.segments for p in hit.pages if "named Max" in p.page.user_text)
     assert dog_page in ranked[:3]
-    assert memory.tiers.persona()[0].uses >= 1 or any(f.uses for f in memory.tiers.persona())
+    assert any(f.uses for f in memory.tiers.persona())  # the facts a context used are counted
     visits = {s.id: s.visits for s in memory.tiers.segments()}
     for bad in ({"segments": -1}, {"hops": 9}, {"notes": -1}, {"session_id": ""}):
         with pytest.raises(InvalidInput):

@@ -71,7 +71,8 @@ class TierContext:
         for tier, scored in tiers.items():
             for page_id, scaled in _minmax(scored).items():
                 score[page_id] = score.get(page_id, 0.0) + weights.get(tier, 0.0) * scaled
-        score = self._by_session(self._by_speaker(score))
+        known = self._known()
+        score = self._by_session(self._by_speaker(score, known), known)
         ranked = sorted(score, key=lambda page_id: (-score[page_id], page_id))
         return ranked + [p.id for p in reversed(self.stm) if p.id not in score]
 
@@ -80,15 +81,14 @@ class TierContext:
         hits = (*self.matched, *self.similar, *self._segment_pages())
         return {page.id: page for page in (*self.stm, *(hit.page for hit in hits))}
 
-    def _by_speaker(self, score: dict[str, float]) -> dict[str, float]:
+    def _by_speaker(self, score: dict[str, float], known: dict[str, Page]) -> dict[str, float]:
         if not self.names:
             return score
-        speakers = {page_id: split_speaker(page.user_text)[0] for page_id, page in self._known().items()}
+        speakers = {page_id: split_speaker(page.user_text)[0] for page_id, page in known.items()}
         speakers |= {n.note.source.removeprefix(PAGE_SOURCE): n.note.speaker for n in self.notes if n.note.source}
         return {i: s + (SPEAKER_PRIOR if speakers.get(i) in self.names else 0.0) for i, s in score.items()}
 
-    def _by_session(self, score: dict[str, float]) -> dict[str, float]:
-        known = self._known()
+    def _by_session(self, score: dict[str, float], known: dict[str, Page]) -> dict[str, float]:
         shares: dict[str, float] = {}
         for page_id in sorted(score, key=lambda i: -score[i])[:SESSION_WINDOW]:
             if page := known.get(page_id):
