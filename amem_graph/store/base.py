@@ -23,7 +23,8 @@ from ..models import (
 )
 
 MAX_HOPS = 3  # the longest expansion path the stores follow
-SCHEMA_VERSION = 4  # 2: tenant locks, Evolution nodes; 3: sessions, speakers, neighbourhood; 4: MemoryOS tiers
+SCHEMA_VERSION = 5  # 2: tenant locks, Evolution nodes; 3: sessions, speakers, neighbourhood; 4: MemoryOS tiers;
+# 5: store keys (the LangGraph store)
 
 
 @dataclass(frozen=True)
@@ -334,5 +335,45 @@ class TierStore(Protocol):
     def use_facts(self, tenant: str, fact_ids: Sequence[str], *, now: Any) -> None: ...
 
 
-class MemoryStore(NoteStore, TierStore, Protocol):
-    """What the engine runs on: notes and the MemoryOS tiers, in one database."""
+@dataclass(frozen=True)
+class Attachment:
+    """What an adapter keeps on a note beside the engine's fields (see cypher/attached/set.cypher)."""
+
+    note_id: str
+    attached: str  # the caller's original object, as JSON
+    store_key: str | None = None  # a LangGraph store item's key
+    external_vector: Sequence[float] | None = None  # from the caller's own embedding model
+
+
+@dataclass(frozen=True)
+class Attached:
+    note: Note
+    attached: str
+    store_key: str | None = None
+    score: float | None = None  # cosine, when found by `attached_search`
+
+
+class AttachmentStore(Protocol):
+    """Notes with what the LangChain / LangGraph adapters attached to them."""
+
+    def attach(self, tenant: str, attachments: Sequence[Attachment]) -> list[str]:
+        """Set each note's attachment (replacing the last one); returns the ids of the notes found."""
+
+    def attached(self, tenant: str, note_ids: Sequence[str]) -> list[Attached]:
+        """The notes among `note_ids` that carry an attachment, in the order asked."""
+
+    def attached_in_session(self, tenant: str, session: str) -> list[Attached]:
+        """A session's notes that carry an attachment, in session order."""
+
+    def keyed(self, tenant: str, *, limit: int, offset: int = 0) -> list[Attached]:
+        """Notes with a store key, most recently updated first."""
+
+    def keyed_tenants(self) -> list[str]:
+        """Every tenant with a note that has a store key."""
+
+    def attached_search(self, tenant: str, vector: Sequence[float], k: int) -> list[Attached]:
+        """The k notes whose external vector (same dimension) is nearest by cosine."""
+
+
+class MemoryStore(NoteStore, TierStore, AttachmentStore, Protocol):
+    """What the engine runs on: notes, the MemoryOS tiers and adapters' attachments, in one database."""

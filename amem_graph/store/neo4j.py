@@ -52,6 +52,7 @@ from ..models import (
 )
 from .base import MAX_HOPS, SCHEMA_VERSION, EvolutionOutcome, EvolutionWrite, StoreStats
 from .lucene import lucene_query
+from .neo4j_attached import Neo4jAttached
 from .neo4j_tiers import Neo4jTiers
 
 _UNREACHABLE = (ServiceUnavailable, SessionExpired, OSError)
@@ -182,10 +183,11 @@ def _now() -> datetime:
     return validation.to_millis(datetime.now(timezone.utc))
 
 
-class Neo4jStore(Neo4jTiers):
+class Neo4jStore(Neo4jTiers, Neo4jAttached):
     """Notes and the MemoryOS tiers in Neo4j 5.26+ (Community or Enterprise, single server, cluster or Aura)."""
 
     kind = "neo4j"
+    _note_from = staticmethod(note_from_record)  # for the mixins, which cannot import this module
 
     def __init__(self, uri: str, user: str, password: str, database: str | None = None) -> None:
         self.location = uri

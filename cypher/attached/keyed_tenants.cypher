@@ -1,0 +1,5 @@
+// The tenants that hold keyed notes (LangGraph namespaces), read from the store_key index.
+MATCH (n:Note)
+WHERE n.store_key IS NOT NULL
+RETURN DISTINCT n.tenant AS tenant
+ORDER BY tenant
