@@ -15,7 +15,12 @@ from langchain_tests.integration_tests import (
 )
 
 from amem_graph import AgenticMemory, Settings
-from amem_graph.integrations.langchain import AmemRetriever, AmemVectorStore, SearchMemoriesTool, SaveMemoryTool
+from amem_graph.integrations.langchain import (
+    AmemRetriever,
+    AmemVectorStore,
+    SaveMemoryTool,
+    SearchMemoriesTool,
+)
 
 FACTS = [
     "Maya adopted a grey cat named Pixel in March.",

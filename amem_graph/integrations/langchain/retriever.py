@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
-from langchain_core.callbacks import CallbackManagerForRetrieverRun
+from langchain_core.callbacks import AsyncCallbackManagerForRetrieverRun, CallbackManagerForRetrieverRun
 from langchain_core.documents import Document
 from langchain_core.retrievers import BaseRetriever
 from pydantic import ConfigDict
@@ -57,3 +58,11 @@ class AmemRetriever(BaseRetriever):
         options = {"k": self.k, "hops": self.hops, "mode": self.mode, **self.search_kwargs, **kwargs}
         hits = self.memory.search(query, tenant=self.tenant, **options)
         return [hit_document(hit) for hit in hits]
+
+    async def _aget_relevant_documents(
+        self, query: str, *, run_manager: AsyncCallbackManagerForRetrieverRun, **kwargs: Any
+    ) -> list[Document]:
+        # The driver is synchronous: search on a worker thread, so the event loop goes on meanwhile.
+        return await asyncio.to_thread(
+            self._get_relevant_documents, query, run_manager=run_manager.get_sync(), **kwargs
+        )
