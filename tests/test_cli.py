@@ -1,7 +1,11 @@
 """The CLI end to end against the real server: JSON output, one-line errors, documented exit codes."""
 
 import json
+import os
+import subprocess
+import sys
 import uuid
+from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
@@ -159,3 +163,19 @@ def test_tables_show_user_text_as_written(cli_env: dict[str, str], cli_tenant: s
         result = run(cli_env, *args, "-t", cli_tenant)
         assert result.exit_code == 0, result.output
     assert "[red]why[/red]" in run(cli_env, "show", added["id"], "-t", cli_tenant).stdout
+
+
+def test_shell_completion_offers_commands_and_subcommands() -> None:
+    exe = str(Path(sys.executable).parent / "amem-graph")
+    base = {k: v for k, v in os.environ.items() if not k.startswith("_AMEM_GRAPH")}
+
+    def complete(words: str, cword: int) -> list[str]:
+        env = {**base, "_AMEM_GRAPH_COMPLETE": "complete_bash", "COMP_WORDS": words, "COMP_CWORD": str(cword)}
+        run = subprocess.run([exe], env=env, capture_output=True, text=True, timeout=120)
+        assert run.returncode == 0, run.stderr
+        return run.stdout.split()
+
+    assert complete("amem-graph exp", 1) == ["export"]
+    assert set(complete("amem-graph tiers ", 2)) == {"show", "context", "promote"}
+    script = subprocess.run([exe, "--show-completion", "bash"], capture_output=True, text=True, timeout=120)
+    assert script.returncode == 0 and "_AMEM_GRAPH_COMPLETE=complete_bash" in script.stdout
