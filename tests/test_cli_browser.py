@@ -3,32 +3,23 @@
 re-embeds the database after a model change."""
 
 import json
-import uuid
-from dataclasses import replace
 
 import pytest
 from typer.testing import CliRunner
 
 from amem_graph import AgenticMemory, Settings, cypher
 from amem_graph.cli import app
+from amem_graph.server import LocalNeo4j
+
+from .conftest import free_port
 
 runner = CliRunner()
 
 
 @pytest.fixture
-def two_tenants(settings: Settings):
+def two_tenants(browse_memory: AgenticMemory, make_browse_tenant):
     """Two tenants with notes, links, versions, pages, segments and persona facts."""
-    names = [f"browse-{uuid.uuid4().hex[:8]}" for _ in range(2)]
-    tiers = replace(settings.tiers, stm_capacity=1, promote_heat=1.5)
-    with AgenticMemory(replace(settings, tiers=tiers)) as memory:
-        for tenant in names:
-            memory.add("Nate adopted a turtle named Shelly.", tenant=tenant, source="chat:1")
-            memory.add("Shelly the turtle loves lettuce.", tenant=tenant, source="chat:2")
-            for text in ("I live in Boston.", "I have a turtle named Shelly.", "done"):
-                memory.add_turn(text, "Noted.", tenant=tenant, session_id="s1")
-        yield memory, names
-        for tenant in names:
-            memory.store.delete_tenant(tenant)
+    return browse_memory, [make_browse_tenant(), make_browse_tenant()]
 
 
 def test_every_saved_query_runs_and_stays_in_its_tenant(two_tenants) -> None:
@@ -95,6 +86,31 @@ def test_export_then_import_reproduces_the_tenant(two_tenants, cli_env: dict[str
     memory.store.delete_tenant(tenant)
     refused = runner.invoke(app, ["import", str(bad)], env=cli_env, catch_exceptions=False)
     assert refused.exit_code == 3 and "not the engine's" in refused.stderr and memory.stats(tenant=tenant).labels == {}
+
+
+@pytest.mark.slow
+def test_export_imports_into_an_empty_database(two_tenants, cli_env: dict[str, str], settings: Settings, tmp_path) -> None:
+    """Export from the test database, import into a second, fresh server: the same counts per label and
+    relationship type, and nothing else in it but the engine's schema marker."""
+    memory, (tenant, _) = two_tenants
+    before = memory.stats(tenant=tenant)
+    out = tmp_path / "tenant.jsonl"
+    exported = runner.invoke(app, ["export", "-t", tenant, "--out", str(out)], env=cli_env, catch_exceptions=False)
+    assert exported.exit_code == 0, exported.output
+    server = LocalNeo4j(tmp_path / "empty-neo4j", home=settings.home)
+    info = server.start(bolt_port=free_port(), http_port=free_port())
+    try:
+        fresh = {**cli_env, "NEO4J_URI": info.uri, "NEO4J_USER": info.user, "NEO4J_PASSWORD": info.password}
+        imported = runner.invoke(app, ["import", str(out)], env=fresh, catch_exceptions=False)
+        assert imported.exit_code == 0, imported.output
+        with AgenticMemory(Settings.from_env(fresh), tenant=tenant) as copy:
+            after = copy.stats(tenant=tenant)
+            assert after.labels == before.labels and after.relationships == before.relationships
+            everything = copy.stats()
+            assert {k: v for k, v in everything.labels.items() if k != "AmemSchema"} == before.labels
+            assert copy.search("What does the turtle eat?", k=1)  # the indexes were built there too
+    finally:
+        server.stop()
 
 
 @pytest.mark.slow
