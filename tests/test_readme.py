@@ -1,6 +1,6 @@
 """The README's examples run as written: every ```python block, in order, in one session (as a reader
 pastes them), with an LLM configured (the scripted server over real HTTP) so `respond` works; and every
-```bash test block, against the test database."""
+```bash test block, offline, against the test database."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from amem_graph.bench.scripted_llm import ScriptedLLM
 
 README = Path(__file__).resolve().parent.parent / "README.md"
 FENCE = re.compile(r"^```([^\n]*)\n(.*?)^```", re.MULTILINE | re.DOTALL)
-TENANTS = ("alice", "users.alice", "readme-demo")
+TENANTS = ("alice", "users.alice", "readme-demo", "notebook-demo")
 
 
 def blocks(info: str) -> list[str]:
@@ -54,7 +54,8 @@ def test_shell_examples_run(readme_env: dict[str, str]) -> None:
     examples = blocks("bash test")
     assert examples, "README.md has no ```bash test block"
     bin_dir = str(Path(sys.executable).parent)  # the venv's amem-graph
-    env = {**os.environ, **readme_env, "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}"}
+    offline = {"AMEM_LLM_BASE_URL": "", "AMEM_LLM_API_KEY": ""}  # as a reader without an LLM runs them
+    env = {**os.environ, **readme_env, **offline, "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}"}
     for number, script in enumerate(examples, start=1):
         run = subprocess.run(["bash", "-euo", "pipefail", "-c", script], env=env, capture_output=True, text=True,
                              cwd=README.parent, timeout=600)
