@@ -37,8 +37,12 @@ def load(name: str) -> str:
     `@name` stands for `cypher/fragments/name.cypher` (such as @note_map, the one projection of a
     note), so a shape shared by many statements is written once. `@` is not Cypher syntax.
     """
-    statement = _read(root() / f"{name}.cypher")
-    return _FRAGMENT.sub(lambda m: _read(root() / "fragments" / f"{m.group(1)}.cypher"), statement)
+    return _expand(_read(root() / f"{name}.cypher"))
+
+
+def _expand(text: str) -> str:
+    """`text` with every @fragment written out, fragments within fragments too."""
+    return _FRAGMENT.sub(lambda m: _expand(_read(root() / "fragments" / f"{m.group(1)}.cypher")), text)
 
 
 def schema_statements() -> list[tuple[str, str]]:

@@ -6,12 +6,14 @@ from __future__ import annotations
 
 import asyncio
 import uuid
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
+from langchain_core.embeddings import DeterministicFakeEmbedding
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
 from langgraph.store.base import InvalidNamespaceError
 
-from amem_graph import AgenticMemory, Settings
+from amem_graph import AgenticMemory
 from amem_graph.errors import InvalidInput
 from amem_graph.integrations.langchain import (
     AmemChatMessageHistory,
@@ -73,14 +75,38 @@ def test_chat_history_async_bulk_and_turns(memory: AgenticMemory) -> None:
     ]
 
 
-def test_chat_history_refuses_bad_messages_before_writing(memory: AgenticMemory, count_nodes, tenant: str) -> None:
+def test_chat_history_keeps_long_messages_whole_and_refuses_bad_ones(memory: AgenticMemory, count_nodes, tenant: str) -> None:
     history = AmemChatMessageHistory(memory, "s")
-    too_long = HumanMessage("x" * (memory.settings.max_content_chars + 1))
-    with pytest.raises(InvalidInput):
-        history.add_messages([HumanMessage("fine"), too_long])
-    assert count_nodes(tenant) == 0
+    long = AIMessage("word " * (memory.settings.max_content_chars // 4), id="long")
+    history.add_messages([long])
+    assert history.messages == [long]  # kept whole; its note holds the beginning
+    assert len(memory.list()[0].content) == memory.settings.max_content_chars
+    before = count_nodes(tenant)
+    with pytest.raises(InvalidInput, match="JSON"):
+        history.add_messages([HumanMessage("fine"), HumanMessage("bad", additional_kwargs={"at": object()})])
+    assert count_nodes(tenant) == before  # checked before anything was written
     with pytest.raises(InvalidInput):
         AmemChatMessageHistory(memory, "")
+
+
+def test_chat_history_pairs_turns_across_instances(memory: AgenticMemory) -> None:
+    AmemChatMessageHistory(memory, "web", turns=True).add_user_message("Can you recommend a hiking trail near Bergen?")
+    AmemChatMessageHistory(memory, "web", turns=True).add_ai_message("Try the Vidden trail over the mountains.")
+    assert [(p.user_text, p.assistant_text) for p in memory.tiers.pages()] == [
+        ("Can you recommend a hiking trail near Bergen?", "Try the Vidden trail over the mountains.")
+    ]
+
+
+def test_adapters_never_take_over_each_others_notes(memory: AgenticMemory) -> None:
+    history = AmemChatMessageHistory(memory, "s")
+    history.add_messages([HumanMessage("I like jasmine tea.", id="h1")])
+    retrieved = AmemRetriever(memory=memory, k=1).invoke("tea")
+    with pytest.raises(InvalidInput, match="chat message"):
+        AmemVectorStore(memory).add_documents(retrieved)  # the retrieved note is a chat message's
+    assert history.messages == [HumanMessage("I like jasmine tea.", id="h1")]
+    assert AmemVectorStore(memory).similarity_search("tea", k=5) == []  # chat notes are not documents
+    store = AmemStore(memory)
+    assert store.search((memory.tenant,), query="tea") == []
 
 
 def test_retriever_documents_carry_note_ids_scores_and_paths(memory: AgenticMemory, tenant: str) -> None:
@@ -94,9 +120,11 @@ def test_retriever_documents_carry_note_ids_scores_and_paths(memory: AgenticMemo
         meta = doc.metadata
         assert doc.id == meta["note_id"] and meta["tenant"] == tenant and meta["score"] >= 0
         assert meta["found"] in ("seed", "graph") and isinstance(meta["path"], list)
-    linked = memory.get(first.id).links
-    assert linked  # the graph path exists; a hit reached through it names the step
-    assert all(step["type"] and step["from"] for d in docs for step in d.metadata["path"])
+    assert memory.get(first.id).links
+    by_words = retriever.invoke("honey jars", mode="fulltext")  # one note has these words; links find more
+    graph = [d for d in by_words if d.metadata["found"] == "graph"]
+    assert graph and all(d.metadata["path"] and d.metadata["path"][0]["type"] for d in graph)
+    assert graph[0].metadata["path"][0]["from"] in {d.id for d in by_words}
     assert asyncio.run(retriever.ainvoke("honey", k=1))[0].metadata["note_id"]
     assert AmemRetriever(memory=memory, tenant="someone-else", k=3).invoke("honey") == []
 
@@ -125,15 +153,28 @@ def test_vector_store_uses_the_write_path_and_keeps_ids(memory: AgenticMemory, t
     assert [d.id for d in store.get_by_ids(["doc-1", "doc-2"])] == ["doc-2"]
 
 
-def test_vector_store_id_of_another_tenant_is_refused(settings: Settings, memory: AgenticMemory) -> None:
+def test_vector_store_batch_with_an_id_of_another_tenant_writes_nothing(memory: AgenticMemory) -> None:
     memory.add("A note with a chosen id.", id=f"taken-{memory.tenant}")
     other = f"{memory.tenant}-other"
     try:
-        with pytest.raises(InvalidInput, match="already taken"):
-            AmemVectorStore(memory, tenant=other).add_texts(["Another text."], ids=[f"taken-{memory.tenant}"])
+        with pytest.raises(InvalidInput, match="another tenant"):
+            AmemVectorStore(memory, tenant=other).add_texts(["Fine.", "Another text."], ids=["ok-1", f"taken-{memory.tenant}"])
         assert memory.stats(tenant=other).labels == {}
     finally:
         memory.store.delete_tenant(other)
+
+
+def test_vector_store_with_its_own_embeddings_scores_and_filters(memory: AgenticMemory) -> None:
+    store = AmemVectorStore(memory, embedding=DeterministicFakeEmbedding(size=6))
+    store.add_texts(["alpha beta", "gamma delta", "epsilon"], metadatas=[{"n": 1, "g": "a"}, {"n": 2, "g": "b"}, {"n": 3, "g": "b"}])
+    scored = store.similarity_search_with_relevance_scores("alpha beta", k=3)
+    assert scored[0][0].page_content == "alpha beta" and scored[0][1] == pytest.approx(1.0, abs=1e-6)
+    assert all(0.0 <= score <= 1.0 for _, score in scored)
+    assert [d.metadata["n"] for d in store.similarity_search("alpha beta", k=5, filter={"g": "b", "n": {"$gte": 3}})] == [3]
+    with pytest.raises(InvalidInput, match="operator"):
+        store.similarity_search("x", filter={"n": {"$in": [1]}})
+    with pytest.raises(InvalidInput, match="unknown search option"):
+        store.similarity_search("x", where="n = 1")
 
 
 def test_langgraph_store_namespaces_are_tenants(memory: AgenticMemory) -> None:
@@ -156,12 +197,16 @@ def test_langgraph_store_namespaces_are_tenants(memory: AgenticMemory) -> None:
         assert allergies[0].namespace == bob and len(allergies) == 4  # the prefix reaches both users
         assert {i.namespace for i in store.search((root, "users"), limit=10)} == {alice, bob}
         assert [i.key for i in store.search(alice, filter={"kind": "fact", "age": {"$gt": 5}})] == ["job"]
-        assert len(store.search(alice, limit=1, offset=1)) == 1
+        assert [i.key for i in store.search(alice, limit=2, offset=1)] == ["pet", "food"]  # last put first
         assert store.list_namespaces(prefix=(root,)) == [alice, bob]
         assert store.list_namespaces(prefix=(root,), max_depth=2) == [(root, "users")]
-        assert store.list_namespaces(suffix=("bob",)) == [bob]
+        assert store.list_namespaces(prefix=(root,), suffix=("bob",)) == [bob]
+        put_before = store.get(alice, "pet").updated_at
         store.put(alice, "pet", {"text": "Alice has two parrots now, Kiwi and Mango.", "kind": "fact", "age": 3})
-        assert store.get(alice, "pet").value["text"].startswith("Alice has two parrots")
+        replaced = store.get(alice, "pet")
+        assert replaced.value["text"].startswith("Alice has two parrots") and replaced.updated_at > put_before
+        with pytest.raises(InvalidInput, match="operator"):
+            store.search(alice, filter={"kind": {"$in": ["fact"]}})
         store.delete(alice, "pet")
         assert store.get(alice, "pet") is None and memory.stats(tenant=f"{root}.users.alice").labels["Note"] == 2
 
@@ -189,3 +234,26 @@ def test_memory_tools_save_and_search(memory: AgenticMemory) -> None:
     assert "Azul" in message.content and message.artifact[0]["note_id"]
     refused = save.invoke({"type": "tool_call", "id": "2", "name": save.name, "args": {"content": "   "}})
     assert refused.status == "error" and memory.list()[0].content.startswith("Priya")
+
+
+def test_langgraph_store_finds_items_among_many_other_notes(memory: AgenticMemory) -> None:
+    namespace = (memory.tenant,)
+    for n in range(40):  # ordinary notes about tea, nearer to the query than the item is
+        memory.add(f"Tea tasting note {n}: a green tea from Shizuoka, grassy and sweet, brewed at {60 + n} degrees.")
+    store = AmemStore(memory)
+    store.put(namespace, "pref", {"text": "Alice prefers oolong tea without sugar."})
+    found = store.search(namespace, query="Which tea does Alice prefer?", limit=1)
+    assert [item.key for item in found] == ["pref"]
+
+
+def test_langgraph_store_concurrent_puts_of_one_key(memory: AgenticMemory) -> None:
+    namespace = (memory.tenant,)
+    store = AmemStore(memory)
+
+    def put(n: int) -> None:
+        store.put(namespace, "mood", {"text": f"Alice feels calm today (writer {n})."})
+
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        list(pool.map(put, range(4)))  # every writer succeeds; the last write wins
+    assert len(store.search(namespace, limit=10)) == 1
+    assert store.get(namespace, "mood").value["text"].startswith("Alice feels calm today")

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from datetime import datetime
+from typing import Any, Literal, Protocol
 
 import numpy as np
 
@@ -335,6 +336,9 @@ class TierStore(Protocol):
     def use_facts(self, tenant: str, fact_ids: Sequence[str], *, now: Any) -> None: ...
 
 
+AttachmentKind = Literal["chat", "document", "item"]  # which adapter owns a note's attachment
+
+
 @dataclass(frozen=True)
 class Attachment:
     """What an adapter keeps on a note beside the engine's fields (see cypher/attached/set.cypher)."""
@@ -348,31 +352,43 @@ class Attachment:
 @dataclass(frozen=True)
 class Attached:
     note: Note
-    attached: str
+    attached: str | None  # None for a note no adapter owns (found by `attached_search(plain=True)`)
+    kind: AttachmentKind | None
     store_key: str | None = None
-    score: float | None = None  # cosine, when found by `attached_search`
+    attached_at: datetime | None = None  # when the attachment was last set (a put, an upsert)
+    score: float | None = None  # cosine normalised to [0, 1], from a search
 
 
 class AttachmentStore(Protocol):
     """Notes with what the LangChain / LangGraph adapters attached to them."""
 
-    def attach(self, tenant: str, attachments: Sequence[Attachment]) -> list[str]:
-        """Set each note's attachment (replacing the last one); returns the ids of the notes found."""
+    def attach(self, tenant: str, kind: AttachmentKind, attachments: Sequence[Attachment]) -> None:
+        """Set each note's attachment, replacing `kind`'s last one; raises InvalidInput, writing nothing,
+        when a note is missing or another adapter owns it."""
 
     def attached(self, tenant: str, note_ids: Sequence[str]) -> list[Attached]:
-        """The notes among `note_ids` that carry an attachment, in the order asked."""
+        """The notes among `note_ids` that carry an attachment (of any adapter), in the order asked."""
 
-    def attached_in_session(self, tenant: str, session: str) -> list[Attached]:
-        """A session's notes that carry an attachment, in session order."""
+    def attached_in_session(self, tenant: str, kind: AttachmentKind, session: str) -> list[Attached]:
+        """A session's notes with `kind` attachments, in session order."""
 
-    def keyed(self, tenant: str, *, limit: int, offset: int = 0) -> list[Attached]:
-        """Notes with a store key, most recently updated first."""
+    def session_notes(self, tenant: str, session: str, source_prefix: str) -> list[str]:
+        """Ids of a session's notes whose source starts with `source_prefix`, attached or not."""
+
+    def keyed(self, tenant: str, *, limit: int | None, offset: int = 0) -> list[Attached]:
+        """Store items, the most recently put first (all of them when `limit` is None)."""
 
     def keyed_tenants(self) -> list[str]:
-        """Every tenant with a note that has a store key."""
+        """Every tenant with a store item."""
 
-    def attached_search(self, tenant: str, vector: Sequence[float], k: int) -> list[Attached]:
-        """The k notes whose external vector (same dimension) is nearest by cosine."""
+    def attached_search(
+        self, tenant: str, kind: AttachmentKind, vector: Sequence[float], k: int, *, external: bool, plain: bool = False
+    ) -> list[Attached]:
+        """Exact cosine: the k nearest `kind` notes by their external vectors (`external`, same dimension)
+        or by the engine's (then with `plain`, notes no adapter owns too)."""
+
+    def ids_of_other_tenants(self, tenant: str, note_ids: Sequence[str]) -> list[str]:
+        """Which of `note_ids` another tenant holds."""
 
 
 class MemoryStore(NoteStore, TierStore, AttachmentStore, Protocol):

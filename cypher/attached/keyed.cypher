@@ -1,6 +1,6 @@
-// A tenant's keyed notes (LangGraph store items), most recently updated first.
+// A tenant's keyed notes (LangGraph store items), the most recently put first.
 MATCH (node:Note {tenant: $tenant})
-WHERE node.store_key IS NOT NULL
-RETURN @note_map AS note, node.attached AS attached, node.store_key AS store_key
-ORDER BY node.updated_at DESC, node.store_key
+WHERE node.store_key IS NOT NULL AND node.attached_by = 'item'
+RETURN @attached_map
+ORDER BY node.attached_at DESC, node.store_key
 SKIP $offset LIMIT $limit

@@ -1,7 +1,8 @@
-// Exact cosine over the vectors a caller's own embedding model made for this tenant's notes.
+// Exact cosine (normalised to [0, 1], as the index scores) over the vectors a caller's own embedding
+// model made for this tenant's notes of one adapter.
 MATCH (node:Note {tenant: $tenant})
-WHERE node.external_vector IS NOT NULL AND size(node.external_vector) = size($vector)
+WHERE node.attached_by = $kind AND node.external_vector IS NOT NULL AND size(node.external_vector) = size($vector)
 WITH node, vector.similarity.cosine(node.external_vector, $vector) AS score
 ORDER BY score DESC, node.id
 LIMIT $k
-RETURN @note_map AS note, node.attached AS attached, node.store_key AS store_key, score
+RETURN @attached_map, score

@@ -14,7 +14,9 @@ from ... import validation
 from ...api import AgenticMemory
 from ...models import NoteInput
 from ...store.base import Attachment
+from .values import to_json
 
+KIND = "chat"
 _SPEAKERS = {"human": "user", "ai": "assistant", "system": "system", "tool": "tool"}
 
 
@@ -30,11 +32,13 @@ def message_text(message: BaseMessage) -> str:
 
 class AmemChatMessageHistory(BaseChatMessageHistory):
     """The messages of one session, kept as notes; `messages` gives them back exactly as added (id, type,
-    tool calls, additional kwargs and all).
+    name, tool calls, additional kwargs and all).
 
-    `analyse=False` writes a batch in one transaction without analysis (`amem-graph reanalyze` can
-    analyse it later). `clear()` deletes the session's message notes; pages and persona facts the tiers
-    learnt from them stay.
+    A message is checked, written as a note, then its original is attached to the note; a message longer
+    than AMEM_MAX_CONTENT_CHARS is kept whole, its note holds the beginning. Re-adding a message with
+    the same id adds nothing. `analyse=False` writes a batch without analysis, in transactions of
+    AMEM_WRITE_BATCH_SIZE notes (`amem-graph reanalyze` can analyse them later). `clear()` deletes the
+    session's message notes; pages and persona facts the tiers learnt from them stay.
     """
 
     def __init__(
@@ -46,51 +50,63 @@ class AmemChatMessageHistory(BaseChatMessageHistory):
         self.tenant = validation.tenant(memory.tenant if tenant is None else tenant)
         self.analyse = analyse
         self.turns = turns
-        self._waiting: str | None = None  # a user message whose answer has not come yet (turns=True)
 
     @property
     def messages(self) -> list[BaseMessage]:  # type: ignore[override]
-        stored = self.memory.store.attached_in_session(self.tenant, self.session_id)
-        return messages_from_dict([json.loads(a.attached) for a in stored])
+        stored = self.memory.store.attached_in_session(self.tenant, KIND, self.session_id)
+        return messages_from_dict([json.loads(a.attached or "{}") for a in stored])
 
     def add_messages(self, messages: Sequence[BaseMessage]) -> None:
         max_chars = self.memory.settings.max_content_chars
         items = [  # every message is checked before any is written
-            (validation.text(message_text(m), "message", max_chars), json.dumps(message_to_dict(m)), m)
-            for m in messages
+            (message_text(m)[:max_chars], to_json(message_to_dict(m), f"message {n}"), m)
+            for n, m in enumerate(messages)
         ]
+        earlier = self.messages if self.turns else []
         if self.analyse:
             for text, attached, message in items:
                 note = self.memory.add(text, tenant=self.tenant, **self._note_fields(message))
-                self.memory.store.attach(self.tenant, [Attachment(note.id, attached)])
+                self.memory.store.attach(self.tenant, KIND, [Attachment(note.id, attached)])
         else:
             inputs = [NoteInput(content=text, **self._note_fields(m)) for text, _, m in items]
             ids = self.memory.add_many(inputs, tenant=self.tenant)
-            self.memory.store.attach(self.tenant, [Attachment(i, a) for i, (_, a, _) in zip(ids, items, strict=True)])
+            attachments = [Attachment(i, attached) for i, (_, attached, _) in zip(ids, items, strict=True)]
+            self.memory.store.attach(self.tenant, KIND, attachments)
         if self.turns:
-            self._add_turns([m for _, _, m in items])
+            self._add_turns(earlier, [m for _, _, m in items])
 
     def _note_fields(self, message: BaseMessage) -> dict[str, str]:
         # A message id makes re-adding the same message a no-op (same source, same text); without one,
         # two equal messages ("ok", "ok") are two messages.
-        key = message.id or uuid.uuid4().hex
         return {
-            "source": f"chat:{self.session_id}:{key}",
+            "source": f"chat:{self.session_id}:{message.id or uuid.uuid4().hex}",
             "session": self.session_id,
             "speaker": message.name or _SPEAKERS.get(message.type, message.type),
         }
 
-    def _add_turns(self, messages: Sequence[BaseMessage]) -> None:
-        for message in messages:
-            if isinstance(message, HumanMessage):
-                if self._waiting is not None:  # two user messages in a row: the first had no answer
-                    self.memory.add_turn(self._waiting, "", tenant=self.tenant, session_id=self.session_id)
-                self._waiting = message_text(message)
-            elif isinstance(message, AIMessage) and message.text.strip() and self._waiting is not None:
-                self.memory.add_turn(self._waiting, message.text, tenant=self.tenant, session_id=self.session_id)
-                self._waiting = None
+    def _add_turns(self, earlier: Sequence[BaseMessage], added: Sequence[BaseMessage]) -> None:
+        """Each user message with the assistant's answer after it becomes a page; the user message still
+        waiting for its answer may be in `earlier` (added by another call, or another instance)."""
+        waiting = None
+        for message in earlier:
+            waiting = _waiting_after(waiting, message)
+        for message in added:
+            if isinstance(message, HumanMessage) and waiting is not None:  # two in a row: no answer came
+                self.memory.add_turn(waiting, "", tenant=self.tenant, session_id=self.session_id)
+            elif isinstance(message, AIMessage) and message.text.strip() and waiting is not None:
+                self.memory.add_turn(waiting, message.text, tenant=self.tenant, session_id=self.session_id)
+            waiting = _waiting_after(waiting, message)
 
     def clear(self) -> None:
-        for stored in self.memory.store.attached_in_session(self.tenant, self.session_id):
-            self.memory.delete(stored.note.id, tenant=self.tenant)
-        self._waiting = None
+        # By source, so that a note whose attachment failed to be written goes too.
+        for note_id in self.memory.store.session_notes(self.tenant, self.session_id, f"chat:{self.session_id}:"):
+            self.memory.delete(note_id, tenant=self.tenant)
+
+
+def _waiting_after(waiting: str | None, message: BaseMessage) -> str | None:
+    """The user message waiting for an answer once `message` is said."""
+    if isinstance(message, HumanMessage):
+        return message_text(message)
+    if isinstance(message, AIMessage) and message.text.strip():
+        return None
+    return waiting

@@ -9,6 +9,7 @@ import hashlib
 import json
 import re
 from collections.abc import Iterable, Sequence
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -28,11 +29,14 @@ from langgraph.store.base import (
 from langgraph.store.base.embed import get_text_at_path
 
 from ... import validation
-from ...api import MAX_K, AgenticMemory
+from ...api import AgenticMemory
 from ...errors import InvalidInput, NoteNotFound
 from ...store.base import Attached, Attachment
-from .vectorstore import to_json
+from .notes import upsert
+from .values import check_filter, matches, to_json
+from .vectorstore import EVERY, SUPERSEDED_TOO
 
+KIND = "item"
 LABEL = re.compile(r"[A-Za-z0-9_:@-]+")  # "." joins the labels, so it cannot be in one (nor can LangGraph's)
 
 
@@ -52,27 +56,6 @@ def item_id(tenant: str, key: str) -> str:
     return "kv-" + hashlib.sha256(f"{tenant}\x00{key}".encode()).hexdigest()[:32]
 
 
-def matches(value: Any, condition: Any) -> bool:
-    """LangGraph's filter: equality, nested dicts, and the operators $eq $ne $gt $gte $lt $lte."""
-    if isinstance(condition, dict) and any(str(k).startswith("$") for k in condition):
-        return all(_compare(value, op, operand) for op, operand in condition.items())
-    if isinstance(condition, dict):
-        return isinstance(value, dict) and all(matches(value.get(k), v) for k, v in condition.items())
-    return value == condition
-
-
-def _compare(value: Any, op: str, operand: Any) -> bool:
-    if op in ("$eq", "$ne"):
-        return (value == operand) == (op == "$eq")
-    if value is None or op not in ("$gt", "$gte", "$lt", "$lte"):
-        return False
-    try:
-        left, right = float(value), float(operand)
-    except (TypeError, ValueError):
-        return False
-    return {"$gt": left > right, "$gte": left >= right, "$lt": left < right, "$lte": left <= right}[op]
-
-
 def namespace_matches(namespace: tuple[str, ...], condition: MatchCondition) -> bool:
     path = tuple(condition.path)
     if len(namespace) < len(path):
@@ -87,6 +70,9 @@ class AmemStore(BaseStore):
     `fields` are the value paths whose text is embedded and analysed (LangGraph's `index["fields"]`);
     by default every string in the value. A put's `index=[...]` overrides them for that item;
     `index=False` still stores a note (every note is searchable here). TTLs are not supported.
+    Namespaces are tenants of the whole database (not only `memory.tenant`'s): an item lives among the
+    tenant's other notes, links to them and evolves them. `SearchItem.score` is cosine normalised to
+    [0, 1]; `updated_at` is the item's last put.
     """
 
     def __init__(self, memory: AgenticMemory, *, fields: Sequence[str] | None = None) -> None:
@@ -114,7 +100,7 @@ class AmemStore(BaseStore):
 
     def _get(self, tenant: str, key: str) -> Item | None:
         found = self.memory.store.attached(tenant, [item_id(tenant, key)])
-        return self._item(found[0]) if found and found[0].store_key is not None else None
+        return self._item(found[0]) if found and found[0].kind == KIND else None
 
     def _put(self, op: PutOp) -> None:
         tenant = tenant_of(op.namespace)
@@ -129,15 +115,10 @@ class AmemStore(BaseStore):
             raise InvalidInput(f"a store value must be a dict, got {type(op.value).__name__}")
         value = to_json(op.value, f"the value of {op.key!r}")
         text = validation.text(self._text(op.value, op.index), "item text", self.memory.settings.max_content_chars)
-        try:
-            current = self.memory.get(note_id, tenant=tenant).content
-        except NoteNotFound:
-            current = None
-        if current is None:
-            self.memory.add(text, tenant=tenant, id=note_id, source=f"store:{op.key}")
-        elif current != text:
-            self.memory.update(note_id, tenant=tenant, content=text, reason="store item replaced")
-        self.memory.store.attach(tenant, [Attachment(note_id, value, store_key=op.key)])
+        if self.memory.store.ids_of_other_tenants(tenant, [note_id]):  # a 128-bit hash: only by design
+            raise InvalidInput(f"the note id of {op.key!r} in {op.namespace!r} is taken by another tenant")
+        upsert(self.memory, tenant, note_id, text, source=f"store:{op.key}", reason="store item replaced")
+        self.memory.store.attach(tenant, KIND, [Attachment(note_id, value, store_key=op.key)])
 
     def _text(self, value: dict[str, Any], index: Any) -> str:
         fields = index if isinstance(index, list) else self.fields
@@ -145,10 +126,10 @@ class AmemStore(BaseStore):
         return "\n".join(t for t in texts if t.strip()) or json.dumps(value, ensure_ascii=False, sort_keys=True)
 
     def _item(self, found: Attached, score: float | None = None, search: bool = False) -> Item:
-        note = found.note
         fields = {
-            "namespace": tuple(note.tenant.split(".")), "key": found.store_key, "value": json.loads(found.attached),
-            "created_at": note.created_at, "updated_at": note.updated_at,
+            "namespace": tuple(found.note.tenant.split(".")), "key": found.store_key,
+            "value": json.loads(found.attached or "{}"),
+            "created_at": found.note.created_at, "updated_at": found.attached_at or found.note.created_at,
         }
         return SearchItem(**fields, score=score) if search else Item(**fields)
 
@@ -157,26 +138,35 @@ class AmemStore(BaseStore):
     def _search(self, op: SearchOp) -> list[SearchItem]:
         if op.limit < 1 or op.offset < 0:
             raise InvalidInput("limit must be at least 1 and offset at least 0")
+        check_filter(op.filter)
         wanted = op.offset + op.limit
-        found: list[tuple[Attached, float | None]] = []
-        for tenant in self._tenants(op.namespace_prefix):
-            found += self._semantic(tenant, op.query, wanted, bool(op.filter)) if op.query else [
-                (a, None) for a in self.memory.store.keyed(tenant, limit=MAX_K if op.filter else wanted)
-            ]
-        found = [(a, s) for a, s in found if not op.filter or matches(json.loads(a.attached), op.filter)]
+        vector = None
         if op.query:
-            found.sort(key=lambda pair: -(pair[1] or 0.0))
+            vector = self.memory.embedder.embed_one(validation.text(op.query, "query", validation.MAX_QUERY_CHARS))
+        found: list[Attached] = []
+        for tenant in self._tenants(op.namespace_prefix):
+            if vector is not None:
+                found += self._nearest(tenant, vector, EVERY if op.filter else wanted)
+            else:
+                found += self.memory.store.keyed(tenant, limit=None if op.filter else wanted)
+        found = [a for a in found if not op.filter or matches(json.loads(a.attached or "{}"), op.filter)]
+        if vector is not None:
+            found.sort(key=lambda a: -(a.score or 0.0))
         else:
-            found.sort(key=lambda pair: pair[0].note.updated_at or pair[0].note.created_at, reverse=True)
-        return [self._item(a, s, search=True) for a, s in found[op.offset: wanted]]
+            found.sort(key=lambda a: a.attached_at or a.note.created_at, reverse=True)
+        return [self._item(a, a.score, search=True) for a in found[op.offset: wanted]]
 
-    def _semantic(self, tenant: str, query: str, wanted: int, filtered: bool) -> list[tuple[Attached, float | None]]:
-        vector = self.memory.embedder.embed_one(validation.text(query, "query", validation.MAX_QUERY_CHARS))
-        # The tenant may hold other notes (chat messages, documents): over-fetch, then keep the items.
-        k = min(MAX_K, wanted * (8 if filtered else 3) + 10)
-        hits = self.memory.store.vector_search(tenant, np.asarray(vector), k)
-        items = {a.note.id: a for a in self.memory.store.attached(tenant, [n.id for n, _ in hits]) if a.store_key}
-        return [(items[n.id], score) for n, score in hits if n.id in items]
+    def _nearest(self, tenant: str, vector: np.ndarray, k: int) -> list[Attached]:
+        """The k items nearest to `vector`: from the note index when it holds enough of them among the
+        tenant's other notes (chat messages, documents), else by an exact scan of the items."""
+        store = self.memory.store
+        if k < EVERY:
+            hits = store.vector_search(tenant, vector, 3 * k + 10, filters=SUPERSEDED_TOO)
+            scores = {note.id: score for note, score in hits}
+            items = [a for a in store.attached(tenant, list(scores)) if a.kind == KIND]
+            if len(items) >= k or len(hits) < 3 * k + 10:
+                return [replace(a, score=scores[a.note.id]) for a in items][:k]
+        return store.attached_search(tenant, KIND, vector, k, external=False)
 
     def _tenants(self, prefix: Sequence[str]) -> list[str]:
         every = self.memory.store.keyed_tenants()

@@ -17,8 +17,14 @@ from ... import validation
 from ...api import AgenticMemory
 from ...embedding import Embedder
 from ...errors import InvalidInput, NoteNotFound
-from ...models import Note
+from ...models import Note, SearchFilter
 from ...store.base import Attachment
+from .notes import upsert
+from .values import check_filter, matches, to_json
+
+KIND = "document"
+EVERY = 2**31 - 1  # as k: every candidate, for a filter to choose from
+SUPERSEDED_TOO = SearchFilter(include_superseded=True)  # a document is found even if a later one contradicts it
 
 
 class AmemEmbeddings(Embeddings):
@@ -34,14 +40,6 @@ class AmemEmbeddings(Embeddings):
         return self.embedder.embed_one(text).tolist()
 
 
-def to_json(value: Any, what: str) -> str:
-    """`value` as JSON, or a clear error naming what it was (nothing is written before every item passes)."""
-    try:
-        return json.dumps(value, ensure_ascii=False, allow_nan=False)
-    except (TypeError, ValueError) as err:
-        raise InvalidInput(f"{what} must be JSON-serialisable: {err}") from None
-
-
 def note_document(note: Note, attached: str | None) -> Document:
     """A note as the Document that was added (its metadata as given), or, for a note the engine wrote
     itself, with its derived fields as metadata."""
@@ -54,11 +52,14 @@ def note_document(note: Note, attached: str | None) -> Document:
 
 
 class AmemVectorStore(VectorStore):
-    """Notes of one tenant as a LangChain vector store.
+    """Notes of one tenant as a LangChain vector store: the documents added here and the notes no adapter
+    owns (chat messages and LangGraph items are left out).
 
-    Without `embedding`, documents are ranked by the engine's vectors over the note index; with one (any
-    LangChain `Embeddings`), its vectors are kept beside the note's and ranked exactly within the tenant.
-    Adding a document whose id exists in the tenant replaces its text (kept as a version) and metadata.
+    Without `embedding`, documents are ranked by the engine's vectors (the note index first, an exact scan
+    of the tenant when it returns too few); with one (any LangChain `Embeddings`), its vectors are kept
+    beside the note's and ranked exactly within the tenant. Adding a document whose id exists in the tenant
+    replaces its text (the old one kept as a version) and metadata. `similarity_search(..., filter={...})`
+    keeps documents whose metadata match (equality, nested keys, $eq $ne $gt $gte $lt $lte).
     """
 
     def __init__(self, memory: AgenticMemory, *, tenant: str | None = None, embedding: Embeddings | None = None):
@@ -73,18 +74,31 @@ class AmemVectorStore(VectorStore):
     # -- writing ----------------------------------------------------------------------------------
 
     def add_documents(self, documents: list[Document], **kwargs: Any) -> list[str]:
+        """Every document is checked (text, metadata, id free in this tenant and of no other adapter)
+        before any is written; then each goes through the write path in turn."""
         ids = list(kwargs.pop("ids", None) or [doc.id for doc in documents])
         if len(ids) != len(documents):
             raise InvalidInput(f"{len(documents)} documents but {len(ids)} ids")
         ids = [validation.note_id(i) if i is not None else str(uuid.uuid4()) for i in ids]
+        if len(set(ids)) != len(ids):
+            raise InvalidInput("the same id twice in one call")
         texts = [validation.text(d.page_content, "page_content", self.memory.settings.max_content_chars) for d in documents]
         metadata = [to_json(d.metadata, f"the metadata of document {i}") for i, d in zip(ids, documents, strict=True)]
+        self._check_ids(ids)
         vectors: Sequence[Sequence[float] | None] = (
             self.embedding.embed_documents(texts) if self.embedding is not None else [None] * len(texts)
         )
         for note_id, text, meta, vector in zip(ids, texts, metadata, vectors, strict=True):
-            self._upsert(note_id, text, meta, vector)
+            upsert(self.memory, self.tenant, note_id, text, source=f"langchain:{note_id}", reason="document replaced")
+            self.memory.store.attach(self.tenant, KIND, [Attachment(note_id, meta, external_vector=vector)])
         return ids
+
+    def _check_ids(self, ids: list[str]) -> None:
+        if taken := self.memory.store.ids_of_other_tenants(self.tenant, ids):
+            raise InvalidInput(f"note id(s) {', '.join(taken)} are taken by another tenant (ids are unique database-wide)")
+        owned = [a.note.id for a in self.memory.store.attached(self.tenant, ids) if a.kind != KIND]
+        if owned:
+            raise InvalidInput(f"note id(s) {', '.join(owned)} hold a chat message or a store item, not a document")
 
     def add_texts(
         self, texts: Iterable[str], metadatas: list[dict[str, Any]] | None = None, *,
@@ -96,23 +110,12 @@ class AmemVectorStore(VectorStore):
         docs = [Document(page_content=t, metadata=(metadatas or [{}] * len(texts))[i]) for i, t in enumerate(texts)]
         return self.add_documents(docs, ids=ids or [None] * len(texts))
 
-    def _upsert(self, note_id: str, text: str, metadata: str, vector: Sequence[float] | None) -> None:
-        try:
-            current: Note | None = self.memory.get(note_id, tenant=self.tenant)
-        except NoteNotFound:
-            current = None
-        if current is None:
-            self.memory.add(text, tenant=self.tenant, id=note_id, source=f"langchain:{note_id}")
-        elif current.content != text:
-            self.memory.update(note_id, tenant=self.tenant, content=text, reason="document replaced")
-        self.memory.store.attach(self.tenant, [Attachment(note_id, metadata, external_vector=vector)])
-
     def delete(self, ids: list[str] | None = None, **kwargs: Any) -> bool:
         if ids is None:
             raise InvalidInput("name the ids to delete (a whole tenant goes with `amem-graph delete -t TENANT`)")
-        for note_id in ids:
+        for doc in self.get_by_ids(ids):  # only what this store shows: never a chat message or a store item
             try:
-                self.memory.delete(note_id, tenant=self.tenant)
+                self.memory.delete(doc.id or "", tenant=self.tenant)
             except NoteNotFound:
                 pass  # already gone: deleting is idempotent
         return True
@@ -125,7 +128,8 @@ class AmemVectorStore(VectorStore):
         documents = []
         for note_id in wanted:
             if note_id in attached:
-                documents.append(note_document(attached[note_id].note, attached[note_id].attached))
+                if attached[note_id].kind == KIND:
+                    documents.append(note_document(attached[note_id].note, attached[note_id].attached))
                 continue
             try:
                 documents.append(note_document(self.memory.get(note_id, tenant=self.tenant), None))
@@ -136,25 +140,47 @@ class AmemVectorStore(VectorStore):
     def similarity_search(self, query: str, k: int = 4, **kwargs: Any) -> list[Document]:
         return [doc for doc, _ in self.similarity_search_with_score(query, k, **kwargs)]
 
-    def similarity_search_with_score(self, query: str, k: int = 4, **kwargs: Any) -> list[tuple[Document, float]]:
+    def similarity_search_with_score(
+        self, query: str, k: int = 4, filter: dict[str, Any] | None = None, **kwargs: Any
+    ) -> list[tuple[Document, float]]:
         query = validation.text(query, "query", validation.MAX_QUERY_CHARS)
-        return self._by_vector(self.embeddings.embed_query(query), k)
+        return self._by_vector(self.embeddings.embed_query(query), k, filter, kwargs)
 
-    def similarity_search_by_vector(self, embedding: list[float], k: int = 4, **kwargs: Any) -> list[Document]:
-        return [doc for doc, _ in self._by_vector(embedding, k)]
+    def similarity_search_by_vector(
+        self, embedding: list[float], k: int = 4, filter: dict[str, Any] | None = None, **kwargs: Any
+    ) -> list[Document]:
+        return [doc for doc, _ in self._by_vector(embedding, k, filter, kwargs)]
 
-    def _by_vector(self, vector: Sequence[float], k: int) -> list[tuple[Document, float]]:
+    def _by_vector(
+        self, vector: Sequence[float], k: int, filter: dict[str, Any] | None, unknown: dict[str, Any]
+    ) -> list[tuple[Document, float]]:
+        if unknown:
+            raise InvalidInput(f"unknown search option(s): {', '.join(unknown)} (this store takes k and filter)")
         if isinstance(k, bool) or not isinstance(k, int) or k < 1:
             raise InvalidInput(f"k must be a positive integer, got {k!r}")
+        check_filter(filter)
+        found = self._nearest(vector, EVERY if filter else k)
+        return [(doc, score) for doc, score in found if not filter or matches(doc.metadata, filter)][:k]
+
+    def _nearest(self, vector: Sequence[float], k: int) -> list[tuple[Document, float]]:
+        store = self.memory.store
         if self.embedding is not None:
-            found = self.memory.store.attached_search(self.tenant, vector, k)
-            return [(note_document(a.note, a.attached), (float(a.score or 0.0) + 1) / 2) for a in found]
-        hits = self.memory.store.vector_search(self.tenant, np.asarray(vector, dtype=np.float32), k)
-        attached = {a.note.id: a.attached for a in self.memory.store.attached(self.tenant, [n.id for n, _ in hits])}
-        return [(note_document(note, attached.get(note.id)), score) for note, score in hits]
+            found = store.attached_search(self.tenant, KIND, vector, k, external=True)
+            return [(note_document(a.note, a.attached), float(a.score or 0.0)) for a in found]
+        if k < EVERY:  # the shared note index first; it cannot tell documents from chat notes while it searches
+            hits = store.vector_search(self.tenant, np.asarray(vector, dtype=np.float32), 3 * k + 10, filters=SUPERSEDED_TOO)
+            kinds = {a.note.id: a for a in store.attached(self.tenant, [note.id for note, _ in hits])}
+            shown = [
+                (note_document(note, kinds[note.id].attached if note.id in kinds else None), score)
+                for note, score in hits if note.id not in kinds or kinds[note.id].kind == KIND
+            ]
+            if len(shown) >= k or len(hits) < 3 * k + 10:
+                return shown[:k]
+        found = store.attached_search(self.tenant, KIND, vector, k, external=False, plain=True)
+        return [(note_document(a.note, a.attached), float(a.score or 0.0)) for a in found]
 
     def _select_relevance_score_fn(self) -> Callable[[float], float]:
-        return lambda score: score  # both paths already give (1 + cosine) / 2
+        return lambda score: score  # every path gives cosine normalised to [0, 1] already
 
     @classmethod
     def from_texts(
@@ -166,5 +192,3 @@ class AmemVectorStore(VectorStore):
         store = cls(memory or AgenticMemory(tenant=tenant), tenant=tenant, embedding=embedding)
         store.add_texts(texts, metadatas, ids=ids)
         return store
-
-
