@@ -273,6 +273,9 @@ class LocalNeo4j:
             "server.memory.pagecache.size": self.pagecache,
             "dbms.security.auth_enabled": "true",
             "db.tx_log.rotation.retention_policy": "1G size",
+            # A local server reports nothing home (Browser's analytics, the server's usage report).
+            "client.allow_telemetry": "false",
+            "dbms.usage_report.enabled": "false",
         }
         text = "# Written by amem-graph on every start; edits are overwritten.\n"
         text += "".join(f"{key}={value}\n" for key, value in settings.items())
