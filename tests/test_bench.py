@@ -158,3 +158,18 @@ def test_bench_locomo_tiers_mode_ingests_pages_and_ranks_turns(cli_env: dict[str
 def test_bench_locomo_refuses_qa_without_an_llm(cli_env: dict[str, str], tmp_path) -> None:
     result = CliRunner().invoke(app, ["bench", "locomo", "--data", str(LOCOMO), "--qa", "--turns", "1"], env=cli_env)
     assert result.exit_code == 8 and "--qa answers with the configured LLM" in result.stderr
+
+
+@pytest.mark.slow
+def test_bench_langchain_times_every_path_and_cleans_up(cli_env: dict[str, str], settings: Settings, tmp_path) -> None:
+    out = tmp_path / "bench.json"
+    result = CliRunner().invoke(app, ["bench", "langchain", "--n", "4", "--queries", "2", "--json", str(out)],
+                                env=cli_env, catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    data = json.loads(out.read_text())
+    paths = ("add", "vectorstore_add", "store_put", "history_add", "search", "retriever", "vectorstore_search",
+             "store_search")
+    assert set(data["ms"]) == set(paths) and all(data["ms"][p]["n"] == (4 if i < 4 else 2) for i, p in enumerate(paths))
+    assert len(data["ratio_p50"]) == 6 and data["tenants"] is None
+    with AgenticMemory(settings) as memory:  # every benchmark tenant deleted
+        assert not [t for t in memory.store.keyed_tenants() if t.startswith("bench-lc-")]

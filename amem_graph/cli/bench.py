@@ -38,6 +38,26 @@ def ingest(
     print_json(result)
 
 
+@app.command("langchain")
+@user_errors
+def langchain(
+    n: Annotated[int, typer.Option("--n", min=1, help="Texts written through each path")] = 100,
+    queries: Annotated[int, typer.Option(min=1, help="Queries read through each path")] = 50,
+    json_out: Annotated[Path | None, typer.Option("--json", help="Also write the result here")] = None,
+    keep: Annotated[bool, typer.Option(help="Keep the benchmark tenants instead of deleting them")] = False,
+) -> None:
+    """The LangChain / LangGraph adapters against the engine's own calls, in turn: ms per call and ratios."""
+    try:
+        from ..bench import langchain as langchain_bench
+    except ImportError as err:
+        raise InvalidInput(f"{err}: pip install 'amem-graph[langchain]'") from None
+    with memory() as mem:
+        result = langchain_bench.run(mem, n, queries=queries, keep=keep)
+    if json_out:
+        json_out.write_text(json.dumps(result, indent=2) + "\n")
+    print_json(result)
+
+
 @app.command("llm-cost")
 @user_errors
 def llm_cost(
