@@ -1,0 +1,267 @@
+"""The embedded graph on disk: a snapshot and a journal of the transactions committed after it, in a
+folder that one process owns at a time.
+
+- `graph.snapshot`: a zip (CRC-checked by zipfile) of meta.json, nodes and relationships as JSON Lines,
+  and the vectors as .npy arrays grouped by dimension. Written to a temporary file, flushed to disk, then
+  renamed over the old one (atomic), so a crash leaves the old or the new snapshot, never half of one.
+- `journal.jsonl`: one line per committed transaction, with its number and a SHA-256 of its operations,
+  flushed before the transaction returns. Loading replays the lines after the snapshot's number. A torn
+  last line (a crash while appending) is a transaction that never returned, and is dropped with a log
+  line; a damaged line anywhere else, or a damaged snapshot, stops loading with CorruptStore.
+- `lock`: an exclusive flock held while the store is open; a second process gets a clear error.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import io
+import json
+import logging
+import os
+import zipfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import IO, Any
+
+import numpy as np
+
+from ...errors import StoreError, StoreUnavailable
+from ...log import event
+from ...transfer import from_json, to_json
+from .graph import Op, PropertyGraph
+
+FORMAT = "amem-graph-embedded"
+VERSION = 1
+CHECKPOINT_BYTES = 64 * 2**20  # journal size from which the next commit writes a new snapshot
+
+
+class CorruptStore(StoreError):
+    """The folder's files are damaged; nothing was reset or overwritten."""
+
+
+def _encode(value: Any) -> Any:
+    if isinstance(value, np.ndarray):
+        return {"$vector": [float(x) for x in value]}
+    return to_json(value)
+
+
+def _decode(value: Any) -> Any:
+    if isinstance(value, dict) and set(value) == {"$vector"}:
+        return np.asarray(value["$vector"], dtype=np.float32)
+    return from_json(value)
+
+
+def _props_out(props: dict[str, Any]) -> dict[str, Any]:
+    return {k: _encode(v) for k, v in props.items()}
+
+
+def _props_in(props: dict[str, Any]) -> dict[str, Any]:
+    return {k: _decode(v) for k, v in props.items()}
+
+
+class Folder:
+    """The files of one embedded store; `open()` takes the lock and loads the graph."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = Path(path).expanduser().resolve()
+        self.snapshot = self.path / "graph.snapshot"
+        self.journal = self.path / "journal.jsonl"
+        self._lock: IO[str] | None = None
+        self._journal_file: IO[str] | None = None
+        self.tx = 0  # the number of the last committed transaction
+
+    def open(self) -> PropertyGraph:
+        self.path.mkdir(parents=True, exist_ok=True)
+        self._take_lock()
+        try:
+            graph = self._load()
+        except BaseException:
+            self.close()
+            raise
+        self._journal_file = self.journal.open("a", encoding="utf-8")
+        graph.on_commit = self.commit
+        return graph
+
+    def commit(self, ops: list[Op]) -> None:
+        """Append one committed transaction to the journal, on disk before returning."""
+        assert self._journal_file is not None, "the folder is not open"
+        self.tx += 1
+        body = json.dumps([_op_out(op) for op in ops], separators=(",", ":"))
+        line = json.dumps({"tx": self.tx, "sha256": hashlib.sha256(body.encode()).hexdigest(), "ops": body})
+        self._journal_file.write(line + "\n")
+        self._journal_file.flush()
+        os.fsync(self._journal_file.fileno())
+
+    def checkpoint_due(self) -> bool:
+        return self.journal.exists() and self.journal.stat().st_size >= CHECKPOINT_BYTES
+
+    def save(self, graph: PropertyGraph) -> None:
+        """A new snapshot of the whole graph, then an empty journal."""
+        tmp = self.snapshot.with_suffix(".tmp")
+        with tmp.open("wb") as raw:
+            raw.write(_snapshot_bytes(graph, self.tx))
+            raw.flush()
+            os.fsync(raw.fileno())
+        os.replace(tmp, self.snapshot)
+        _fsync_dir(self.path)
+        if self._journal_file is not None:
+            self._journal_file.close()
+        self.journal.write_text("")  # lines at or below the snapshot's number would be skipped anyway
+        self._journal_file = self.journal.open("a", encoding="utf-8")
+
+    def close(self) -> None:
+        for handle in (self._journal_file, self._lock):
+            if handle is not None:
+                handle.close()
+        self._journal_file = self._lock = None
+
+    # -- internals --------------------------------------------------------------------------------
+
+    def _take_lock(self) -> None:
+        lock = (self.path / "lock").open("a+", encoding="utf-8")
+        try:
+            fcntl.flock(lock.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            lock.seek(0)
+            holder = lock.read().strip() or "another process"
+            lock.close()
+            raise StoreUnavailable(
+                f"the embedded store in {self.path} is open in process {holder}; one process at a time "
+                "(close it, or point AMEM_DATA_DIR at another folder)"
+            ) from None
+        lock.seek(0)
+        lock.truncate()
+        lock.write(str(os.getpid()))
+        lock.flush()
+        self._lock = lock
+
+    def _load(self) -> PropertyGraph:
+        graph = PropertyGraph()
+        if self.snapshot.exists():
+            self.tx = _read_snapshot(self.snapshot, graph)
+        if self.journal.exists():
+            for number, ops in _journal_entries(self.journal):
+                if number > self.tx:
+                    for op in ops:
+                        graph.apply(op)
+                    self.tx = number
+        return graph
+
+
+def _op_out(op: Op) -> Op:
+    kind = op[0]
+    if kind == "node":
+        return [kind, op[1], op[2], _props_out(op[3])]
+    if kind in ("set", "set_rel"):
+        return [kind, op[1], _props_out(op[2])]
+    if kind == "rel":
+        return [kind, *op[1:5], _props_out(op[5])]
+    return op
+
+
+def _op_in(op: Op) -> Op:
+    kind = op[0]
+    if kind == "node":
+        return [kind, op[1], op[2], _props_in(op[3])]
+    if kind in ("set", "set_rel"):
+        return [kind, op[1], _props_in(op[2])]
+    if kind == "rel":
+        return [kind, *op[1:5], _props_in(op[5])]
+    return op
+
+
+def _journal_entries(path: Path) -> Iterator[tuple[int, list[Op]]]:
+    lines = path.read_text(encoding="utf-8").split("\n")
+    torn_tail = lines[-1] != ""  # every complete line ends with a newline
+    for number, line in enumerate(lines, start=1):
+        if not line:
+            continue
+        last = number == len(lines)
+        try:
+            entry = json.loads(line)
+            body = entry["ops"]
+            if hashlib.sha256(body.encode()).hexdigest() != entry["sha256"]:
+                raise ValueError("checksum mismatch")
+            yield int(entry["tx"]), [_op_in(op) for op in json.loads(body)]
+        except (ValueError, KeyError, TypeError) as err:
+            if last and torn_tail:
+                event("embedded_torn_journal_line", logging.WARNING, path=str(path), line=number)
+                return
+            raise CorruptStore(f"{path} line {number} is damaged ({err}); the store was not opened") from None
+
+
+def _snapshot_bytes(graph: PropertyGraph, tx: int) -> bytes:
+    vectors: dict[int, list[np.ndarray]] = {}
+
+    def props(values: dict[str, Any]) -> dict[str, Any]:
+        out = {}
+        for name, value in values.items():
+            if isinstance(value, np.ndarray):
+                rows = vectors.setdefault(value.shape[0], [])
+                rows.append(value)
+                out[name] = {"$row": [value.shape[0], len(rows) - 1]}
+            else:
+                out[name] = to_json(value)
+        return out
+
+    nodes = "".join(
+        json.dumps([n.key, sorted(n.labels), props(n.props)], separators=(",", ":")) + "\n" for n in graph.nodes.values()
+    )
+    rels = "".join(
+        json.dumps([r.key, r.type, r.start, r.end, props(r.props)], separators=(",", ":")) + "\n"
+        for r in graph.rels.values()
+    )
+    meta = {"format": FORMAT, "version": VERSION, "tx": tx, "next_key": graph.next_key,
+            "nodes": len(graph.nodes), "relationships": len(graph.rels)}
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("meta.json", json.dumps(meta))
+        archive.writestr("nodes.jsonl", nodes)
+        archive.writestr("relationships.jsonl", rels)
+        for dimension, rows in vectors.items():
+            array = io.BytesIO()
+            np.save(array, np.vstack(rows).astype(np.float32), allow_pickle=False)
+            archive.writestr(f"vectors-{dimension}.npy", array.getvalue())
+    return buffer.getvalue()
+
+
+def _read_snapshot(path: Path, graph: PropertyGraph) -> int:
+    try:
+        with zipfile.ZipFile(path) as archive:
+            if (bad := archive.testzip()) is not None:
+                raise ValueError(f"{bad} fails its CRC")
+            meta = json.loads(archive.read("meta.json"))
+            if meta.get("format") != FORMAT or meta.get("version") != VERSION:
+                raise ValueError(f"not an amem-graph embedded snapshot of version {VERSION}: {meta}")
+            vectors = {
+                int(name[len("vectors-"):-len(".npy")]): np.load(io.BytesIO(archive.read(name)), allow_pickle=False)
+                for name in archive.namelist() if name.startswith("vectors-")
+            }
+
+            def props(values: dict[str, Any]) -> dict[str, Any]:
+                return {
+                    k: vectors[v["$row"][0]][v["$row"][1]] if isinstance(v, dict) and "$row" in v else from_json(v)
+                    for k, v in values.items()
+                }
+
+            for line in archive.read("nodes.jsonl").decode().splitlines():
+                key, labels, values = json.loads(line)
+                graph.create_node(labels, props(values), key=key)
+            for line in archive.read("relationships.jsonl").decode().splitlines():
+                key, type_, start, end, values = json.loads(line)
+                graph.create_rel(type_, graph.nodes[start], graph.nodes[end], props(values), key=key)
+            if (len(graph.nodes), len(graph.rels)) != (meta["nodes"], meta["relationships"]):
+                raise ValueError("the counts do not match the snapshot's own")
+            graph.next_key = max(graph.next_key, int(meta["next_key"]))
+            return int(meta["tx"])
+    except (zipfile.BadZipFile, ValueError, KeyError, IndexError, OSError) as err:
+        raise CorruptStore(f"{path} is damaged ({err}); the store was not opened and nothing was changed") from None
+
+
+def _fsync_dir(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
