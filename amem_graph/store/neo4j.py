@@ -6,7 +6,7 @@ import json
 import logging
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timezone
 from typing import Any
 
 import numpy as np
@@ -54,6 +54,7 @@ from .base import MAX_HOPS, SCHEMA_VERSION, EvolutionOutcome, EvolutionWrite, St
 from .lucene import lucene_query
 from .neo4j_attached import Neo4jAttached
 from .neo4j_tiers import Neo4jTiers
+from .records import evolution_from_record, link_from_record, note_from_record, time_of, version_from_record
 
 _UNREACHABLE = (ServiceUnavailable, SessionExpired, OSError)
 
@@ -66,44 +67,6 @@ _CONSOLIDATED = {
     "pages": ("consolidate/pages", "consolidate/set_page_embeddings"),
     "facts": ("consolidate/facts", "consolidate/set_fact_embeddings"),
 }
-_EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
-
-
-def _time(epoch_ms: int | None) -> datetime | None:
-    """Statements return times as epoch milliseconds (see cypher/fragments/note_map.cypher)."""
-    return None if epoch_ms is None else _EPOCH + timedelta(milliseconds=epoch_ms)
-
-
-def note_from_record(props: dict[str, Any], links: Sequence[dict[str, Any]] = (), embedding: Any = None) -> Note:
-    """A Note from its node properties (the store keeps '' for 'no source')."""
-    return Note(
-        id=props["id"],
-        tenant=props["tenant"],
-        content=props["content"],
-        content_hash=props["content_hash"],
-        source=props.get("source") or None,
-        keywords=tuple(props.get("keywords") or ()),
-        tags=tuple(props.get("tags") or ()),
-        context=props.get("context") or "",
-        category=props.get("category"),
-        importance=float(props.get("importance", 0.5)),
-        retrieval_count=int(props.get("retrieval_count", 0)),
-        event_time=_time(props.get("event_time")),
-        created_at=_time(props.get("created_at")),
-        updated_at=_time(props.get("updated_at")),
-        last_accessed=_time(props.get("last_accessed")),
-        version=int(props.get("version", 1)),
-        valid_from=_time(props.get("valid_from")),
-        invalid_at=_time(props.get("invalid_at")),
-        analysis=props.get("analysis") or "none",
-        model=props.get("model"),
-        session=props.get("session"),
-        seq=props.get("seq"),
-        speaker=props.get("speaker"),
-        neighbourhood=props.get("neighbourhood") or "",
-        links=tuple(link_from_record(link) for link in links),
-        embedding=None if embedding is None else tuple(float(v) for v in embedding),
-    )
 
 
 def _note(props: dict[str, Any], brief: bool) -> Note:
@@ -112,56 +75,9 @@ def _note(props: dict[str, Any], brief: bool) -> Note:
     if brief:
         return Note(
             id=props["id"], tenant=props["tenant"], content=props["content"], content_hash="",
-            speaker=props.get("speaker"), session=props.get("session"), event_time=_time(props.get("event_time")),
+            speaker=props.get("speaker"), session=props.get("session"), event_time=time_of(props.get("event_time")),
         )
     return note_from_record(props)
-
-
-def link_from_record(row: dict[str, Any]) -> Link:
-    return Link(
-        source_id=row["source_id"],
-        target_id=row["target_id"],
-        type=row["type"],
-        reason=row.get("reason") or "",
-        confidence=float(row["confidence"]) if row.get("confidence") is not None else 1.0,
-        created_at=_time(row.get("created_at")),
-        invalid_at=_time(row.get("invalid_at")),
-    )
-
-
-def version_from_record(props: dict[str, Any]) -> NoteVersion:
-    return NoteVersion(
-        note_id=props["note_id"],
-        version=int(props["version"]),
-        content=props.get("content") or "",
-        context=props.get("context") or "",
-        keywords=tuple(props.get("keywords") or ()),
-        tags=tuple(props.get("tags") or ()),
-        category=props.get("category"),
-        importance=props.get("importance"),
-        event_time=_time(props.get("event_time")),
-        valid_from=_time(props.get("valid_from")),
-        valid_to=_time(props.get("valid_to")),
-        reason=props.get("reason") or "",
-        evolution_id=props.get("evolution_id"),
-        analysis=props.get("analysis"),
-        model=props.get("model"),
-        neighbourhood=props.get("neighbourhood") or "",
-    )
-
-
-def evolution_from_record(props: dict[str, Any], revised: Sequence[Sequence[Any]]) -> Evolution:
-    return Evolution(
-        id=props["id"],
-        at=_time(props.get("at")),
-        trigger_note_id=props["trigger_note_id"],
-        analysis=props.get("analysis") or "",
-        model=props.get("model"),
-        decision=json.loads(props.get("decision") or "{}"),
-        prompt_tokens=int(props.get("prompt_tokens") or 0),
-        completion_tokens=int(props.get("completion_tokens") or 0),
-        revised=tuple(sorted((str(note_id), int(version)) for note_id, version in revised)),
-    )
 
 
 class _Repeat(Exception):  # control flow inside one transaction function; never escapes it
@@ -487,7 +403,7 @@ class Neo4jStore(Neo4jTiers, Neo4jAttached):
 
     def superseded_by(self, tenant: str, note_id: str) -> list[Supersession]:
         return [
-            Supersession(r["id"], r["reason"] or "", _time(r["at"]))
+            Supersession(r["id"], r["reason"] or "", time_of(r["at"]))
             for r in self._run("history/superseded_by", tenant=tenant, id=note_id)
         ]
 

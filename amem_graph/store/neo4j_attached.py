@@ -7,7 +7,7 @@ the caller's own embedding model; the note itself goes through the engine's writ
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timezone
 from typing import Any
 
 from neo4j import ManagedTransaction, Record
@@ -16,8 +16,8 @@ from .. import cypher
 from ..errors import InvalidInput
 from ..models import Note
 from .base import Attached, Attachment, AttachmentKind
+from .records import time_of
 
-_EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 _ALL = 2**62  # LIMIT for "every row"
 
 
@@ -78,7 +78,7 @@ class Neo4jAttached:
         return [
             Attached(
                 note=self._note_from(r["note"]), attached=r["attached"], kind=r["kind"], store_key=r["store_key"],
-                attached_at=None if r["attached_at"] is None else _EPOCH + timedelta(milliseconds=r["attached_at"]),
+                attached_at=time_of(r["attached_at"]),
                 score=r.get("score"),
             )
             for r in rows

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Callable, Mapping, Sequence
-from datetime import datetime, timedelta, timezone
+from datetime import datetime
 from typing import Any
 
 import numpy as np
@@ -17,21 +17,16 @@ from .. import cypher, validation
 from ..models import Fact, Page, Segment
 from .base import FactWrite, LastPage, PageWrite, SegmentState, SegmentWrite
 from .lucene import PAGE_FIELDS, lucene_query
-
-_EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
-
-
-def _time(epoch_ms: int | None) -> datetime | None:
-    return None if epoch_ms is None else _EPOCH + timedelta(milliseconds=epoch_ms)
+from .records import time_of
 
 
 def page_from_record(props: Mapping[str, Any]) -> Page:
     return Page(
         id=props["id"], tenant=props["tenant"], session_id=props["session_id"], seq=int(props["seq"]),
         user_text=props.get("user_text") or "", assistant_text=props.get("assistant_text") or "",
-        at=_time(props.get("at")), tier=props.get("tier") or "stm", keywords=tuple(props.get("keywords") or ()),
+        at=time_of(props.get("at")), tier=props.get("tier") or "stm", keywords=tuple(props.get("keywords") or ()),
         chain_id=props.get("chain_id"), chain_summary=props.get("chain_summary") or "",
-        segment_id=props.get("segment_id"), promoted_at=_time(props.get("promoted_at")),
+        segment_id=props.get("segment_id"), promoted_at=time_of(props.get("promoted_at")),
         analysis=props.get("analysis") or "heuristic",
     )
 
@@ -41,8 +36,8 @@ def segment_from_record(props: Mapping[str, Any], heat: float) -> Segment:
         id=props["id"], tenant=props["tenant"], summary=props.get("summary") or "",
         keywords=tuple(props.get("keywords") or ()), pages=int(props.get("pages") or 0),
         visits=int(props.get("visits") or 0), interaction_len=int(props.get("interaction_len") or 0),
-        last_access=_time(props.get("last_access")), heat=float(heat), created_at=_time(props.get("created_at")),
-        archived_at=_time(props.get("archived_at")), promoted_at=_time(props.get("promoted_at")),
+        last_access=time_of(props.get("last_access")), heat=float(heat), created_at=time_of(props.get("created_at")),
+        archived_at=time_of(props.get("archived_at")), promoted_at=time_of(props.get("promoted_at")),
         promotions=int(props.get("promotions") or 0), analysis=props.get("analysis") or "heuristic",
     )
 
@@ -52,7 +47,7 @@ def fact_from_record(props: Mapping[str, Any], pages: Sequence[str] = (), segmen
         id=props["id"], tenant=props["tenant"], kind=props["kind"], text=props["text"],
         confidence=float(props.get("confidence") or 0.0), mentions=int(props.get("mentions") or 1),
         uses=int(props.get("uses") or 0), assistant=props.get("assistant"),
-        created_at=_time(props.get("created_at")), updated_at=_time(props.get("updated_at")),
+        created_at=time_of(props.get("created_at")), updated_at=time_of(props.get("updated_at")),
         page_ids=tuple(sorted(pages)), segment_ids=tuple(sorted(segments)),
         analysis=props.get("analysis") or "heuristic",
     )
