@@ -46,16 +46,19 @@ class AgenticMemory:
         init_schema: bool = True,
     ) -> None:
         """Without an `analyser`, an LLM analyser when one is configured (AMEM_LLM_BASE_URL or
-        AMEM_LLM_API_KEY), else the offline heuristic one."""
+        AMEM_LLM_API_KEY), else the offline heuristic one. A `store` passed in stays open on `close()`:
+        it is the caller's (several memories may share one)."""
         self.settings = settings or Settings.from_env()
         self.tenant = validation.tenant(self.settings.tenant if tenant is None else tenant)
         self.embedder = embedder or Embedder(self.settings.embedding_model, self.settings.embedding_batch_size)
+        self._own_store = store is None  # a store passed in is the caller's to close
         self.store = store or open_store(self.settings)
         try:
             check = self.store.ensure_schema if init_schema else self.store.check_schema
             check(self.embedder.model_name, self.embedder.dimension)
         except BaseException:
-            self.store.close()
+            if self._own_store:
+                self.store.close()
             raise
         self._own_llm = LLMClient(self.settings.llm) if analyser is None and self.settings.llm.configured else None
         self.analyser: Analyser = analyser or (LLMAnalyser(self._own_llm) if self._own_llm else HeuristicAnalyser())
@@ -416,7 +419,8 @@ class AgenticMemory:
         self.retriever.close()
         if self._own_llm is not None:
             self._own_llm.close()
-        self.store.close()
+        if self._own_store:
+            self.store.close()
 
     def __enter__(self) -> AgenticMemory:
         return self

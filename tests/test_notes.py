@@ -1,4 +1,5 @@
-"""Notes on a real Neo4j: add, get, update, delete, list, link; bad input changes nothing."""
+"""Notes on each store (the contract suite: the real Neo4j and the embedded store): add, get, update,
+delete, list, link; bad input changes nothing."""
 
 from collections.abc import Callable
 from datetime import datetime, timezone
@@ -7,6 +8,8 @@ import numpy as np
 import pytest
 
 from amem_graph import AgenticMemory, InvalidInput, NoteInput, NoteNotFound
+
+STORES = ("neo4j", "embedded")
 
 
 def test_add_get_roundtrip_keeps_every_field(memory: AgenticMemory) -> None:
@@ -78,6 +81,7 @@ def test_bulk_add_with_one_bad_item_writes_nothing(memory: AgenticMemory, count_
 def test_bad_input_is_rejected_and_writes_nothing(
     memory: AgenticMemory, count_nodes: Callable, kwargs: dict, message: str
 ) -> None:
+    kwargs = dict(kwargs)  # the parameters are shared by both stores' runs
     content = kwargs.pop("content")
     with pytest.raises(InvalidInput, match=message):
         memory.add(content, **kwargs)
@@ -93,11 +97,11 @@ def test_wrong_dimension_vector_is_rejected_by_the_store(memory: AgenticMemory, 
     assert count_nodes(memory.tenant) == 0
 
 
-def test_caller_ids_are_kept_and_a_taken_id_is_refused(memory: AgenticMemory, settings, count_nodes) -> None:
+def test_caller_ids_are_kept_and_a_taken_id_is_refused(memory: AgenticMemory, open_memory, count_nodes) -> None:
     memory.add("mine", id="note-fixed-1")
     assert memory.get("note-fixed-1").content == "mine"
     other = f"{memory.tenant}-other"
-    with AgenticMemory(settings, tenant=other) as mem2:
+    with open_memory(other) as mem2:
         with pytest.raises(InvalidInput, match="already taken"):
             mem2.add_many([NoteInput(content="first is fine"), NoteInput(content="theirs", id="note-fixed-1")])
         assert count_nodes(other) == 0  # the whole batch rolled back
@@ -166,10 +170,10 @@ def test_links_are_checked(memory: AgenticMemory) -> None:
         memory.link(a.id, "missing-note", "RELATES_TO", confidence=2)
 
 
-def test_tenants_are_isolated(memory: AgenticMemory, settings) -> None:
+def test_tenants_are_isolated(memory: AgenticMemory, open_memory) -> None:
     mine = memory.add("a private fact about my cat")
     other = f"{memory.tenant}-b"
-    with AgenticMemory(settings, tenant=other) as theirs:
+    with open_memory(other) as theirs:
         try:
             with pytest.raises(NoteNotFound):
                 theirs.get(mine.id)
@@ -213,14 +217,14 @@ def test_routing_uri_works_unchanged(settings, tenant: str) -> None:
             mem.store.delete_tenant(tenant)
 
 
-def test_concurrent_adds_of_the_same_notes_create_each_once(memory: AgenticMemory, settings) -> None:
+def test_concurrent_adds_of_the_same_notes_create_each_once(memory: AgenticMemory, open_memory) -> None:
     """MERGE on the identity constraint: threads racing to add the same notes make one note each."""
     from concurrent.futures import ThreadPoolExecutor
 
     items = [NoteInput(content=f"shared fact {i}", source="race") for i in range(20)]
 
     def add_all(_: int) -> list[str]:
-        with AgenticMemory(settings, tenant=memory.tenant) as mem:
+        with open_memory(memory.tenant) as mem:
             return mem.add_many(items, batch_size=7)
 
     with ThreadPoolExecutor(max_workers=4) as pool:

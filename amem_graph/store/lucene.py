@@ -13,13 +13,18 @@ PAGE_FIELDS = ("user_text", "assistant_text", "neighbourhood")  # the page_text 
 _WORD = re.compile(r"\w+")
 
 
+def query_words(text: str) -> list[str]:
+    """The words of user text a query searches for: lower case, at most MAX_QUERY_TERMS."""
+    return _WORD.findall(text.lower())[:MAX_QUERY_TERMS]
+
+
 def lucene_query(
     text: str, fields: Mapping[str, float] | None = None, indexed: tuple[str, ...] = TEXT_FIELDS
 ) -> str:
     """User text as a plain Lucene query: its words only (no operators, wildcards or user fields), at
     most MAX_QUERY_TERMS of them; '' when it has no word at all. With `fields`, only those fields of the
     index are searched, each with its boost (field names must be among the index's `indexed` fields)."""
-    words = " ".join(_WORD.findall(text.lower())[:MAX_QUERY_TERMS])
+    words = " ".join(query_words(text))
     if not words or fields is None:
         return words
     unknown = set(fields) - set(indexed)

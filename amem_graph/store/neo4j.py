@@ -54,7 +54,14 @@ from .base import MAX_HOPS, SCHEMA_VERSION, EvolutionOutcome, EvolutionWrite, St
 from .lucene import lucene_query
 from .neo4j_attached import Neo4jAttached
 from .neo4j_tiers import Neo4jTiers
-from .records import evolution_from_record, link_from_record, note_from_record, time_of, version_from_record
+from .records import (
+    evolution_from_record,
+    link_from_record,
+    note_from_record,
+    note_row,
+    time_of,
+    version_from_record,
+)
 
 _UNREACHABLE = (ServiceUnavailable, SessionExpired, OSError)
 
@@ -241,7 +248,7 @@ class Neo4jStore(Neo4jTiers, Neo4jAttached):
         dimension = self._require_dimension()
         if len(notes) != len(embeddings):
             raise InvalidInput(f"{len(notes)} notes but {len(embeddings)} embeddings")
-        rows = [self._note_row(n, vector, analysis, model, dimension) for n, vector in zip(notes, embeddings, strict=True)]
+        rows = [note_row(n, vector, analysis, model, dimension) for n, vector in zip(notes, embeddings, strict=True)]
         if not rows:
             return []
         try:
@@ -250,29 +257,6 @@ class Neo4jStore(Neo4jTiers, Neo4jAttached):
             raise InvalidInput(f"a note id is already taken: {err.message}") from None
         ids = {r["requested_id"]: r["id"] for r in records}
         return [ids[n.id] for n in notes]
-
-    @staticmethod
-    def _note_row(
-        note: NoteInput, vector: np.ndarray, analysis: str, model: str | None, dimension: int, neighbourhood: str = ""
-    ) -> dict[str, Any]:
-        return {
-            "id": note.id,
-            "content": note.content,
-            "content_hash": validation.content_hash(note.content),
-            "source": note.source or "",
-            "keywords": list(note.keywords),
-            "tags": list(note.tags),
-            "context": note.context,
-            "category": note.category,
-            "importance": note.importance,
-            "event_time": note.event_time,
-            "analysis": analysis,
-            "model": model,
-            "session": note.session,
-            "speaker": note.speaker,
-            "neighbourhood": neighbourhood,
-            "embedding": validation.vector(vector, dimension),
-        }
 
     def get_note(self, tenant: str, note_id: str, *, with_embedding: bool = False) -> Note:
         rows = self._run(
@@ -324,11 +308,11 @@ class Neo4jStore(Neo4jTiers, Neo4jAttached):
         self, tenant: str, write: EvolutionWrite, *, link_budget: int, allow_stale: bool
     ) -> EvolutionOutcome:
         dimension = self._require_dimension()
-        note_row = None
+        new_row = None
         if write.note is not None:
             if write.embedding is None:
                 raise InvalidInput("a new note needs its vector")
-            note_row = self._note_row(
+            new_row = note_row(
                 write.note, write.embedding, write.analysis, write.model, dimension, write.neighbourhood
             )
         revisions = [
@@ -352,18 +336,18 @@ class Neo4jStore(Neo4jTiers, Neo4jAttached):
 
         def work(tx: ManagedTransaction) -> EvolutionOutcome:
             identity = {"source": None, "content_hash": None}
-            if note_row is not None:
-                identity = {"source": note_row["source"], "content_hash": note_row["content_hash"]}
+            if new_row is not None:
+                identity = {"source": new_row["source"], "content_hash": new_row["content_hash"]}
             if existing := run(tx, "evolution/begin", **identity)[0]["existing_id"]:
                 return EvolutionOutcome(existing, created=False)
             touched = sorted({r["id"] for r in revisions} | {link.target_id for link in write.links})
             current = {r["id"]: r["version"] for r in each(tx, "evolution/note_versions", "ids", touched)}
             stale = [r["id"] for r in revisions if current.get(r["id"]) != r["expected_version"]]
             # A reanalysis whose own note moved on is never applied: its analysis described another version.
-            if stale and (not allow_stale or (note_row is None and write.trigger_id in stale)):
+            if stale and (not allow_stale or (new_row is None and write.trigger_id in stale)):
                 raise EvolutionConflict(stale)
             decision = {**write.decision, "skipped_stale": stale}
-            if note_row is not None and not (created := run(tx, "note/create", rows=[note_row])[0])["created"]:
+            if new_row is not None and not (created := run(tx, "note/create", rows=[new_row])[0])["created"]:
                 raise _Repeat(created["id"])  # a writer without the lock got there first: roll back
             fresh = [r for r in revisions if r["id"] not in stale]
             revised = [(r["note_id"], r["version"]) for r in each(tx, "evolution/revise", "revisions", fresh)]
@@ -383,7 +367,7 @@ class Neo4jStore(Neo4jTiers, Neo4jAttached):
                 prompt_tokens=write.prompt_tokens, completion_tokens=write.completion_tokens,
                 revised=[{"note_id": note_id, "version": version} for note_id, version in revised],
             )
-            return EvolutionOutcome(write.trigger_id, created=note_row is not None, revised=tuple(revised), decision=decision)
+            return EvolutionOutcome(write.trigger_id, created=new_row is not None, revised=tuple(revised), decision=decision)
 
         try:
             return self._write_transaction("evolution", work)

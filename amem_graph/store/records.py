@@ -9,7 +9,8 @@ from collections.abc import Sequence
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
-from ..models import Evolution, Link, Note, NoteVersion
+from .. import validation
+from ..models import Evolution, Link, Note, NoteInput, NoteVersion
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 
@@ -98,3 +99,15 @@ def evolution_from_record(props: dict[str, Any], revised: Sequence[Sequence[Any]
         completion_tokens=int(props.get("completion_tokens") or 0),
         revised=tuple(sorted((str(note_id), int(version)) for note_id, version in revised)),
     )
+
+
+def note_row(note: NoteInput, vector: Any, analysis: str, model: str | None, dimension: int,
+             neighbourhood: str = "") -> dict[str, Any]:
+    """What a new note is written from, in either store ('' for no source: a key cannot hold null)."""
+    return {
+        "id": note.id, "content": note.content, "content_hash": validation.content_hash(note.content),
+        "source": note.source or "", "keywords": list(note.keywords), "tags": list(note.tags), "context": note.context,
+        "category": note.category, "importance": note.importance, "event_time": note.event_time, "analysis": analysis,
+        "model": model, "session": note.session, "speaker": note.speaker, "neighbourhood": neighbourhood,
+        "embedding": validation.vector(vector, dimension),
+    }

@@ -53,6 +53,7 @@ class PropertyGraph:
         self._by_tenant: dict[tuple[str, Any], set[int]] = {}  # (label, tenant) → node keys
         self._unique: dict[tuple[str, tuple[str, ...]], dict[tuple[Any, ...], int]] = {u: {} for u in UNIQUE}
         self._journal: list[tuple[Op, Callable[[], None]]] | None = None
+        self.touched: set[int] = set()  # nodes changed since the derived indexes last caught up
         self.on_commit: Callable[[list[Op]], None] | None = None
 
     # -- reading ----------------------------------------------------------------------------------
@@ -185,6 +186,7 @@ class PropertyGraph:
                     raise ConstraintViolation(f"{label} with {dict(zip(names, (props[n] for n in names)))} already exists")
 
     def _index(self, node: Node, *, add: bool) -> None:
+        self.touched.add(node.key)
         for label in node.labels:
             keys = [self._by_label.setdefault(label, set())]
             if "tenant" in node.props:
