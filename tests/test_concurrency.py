@@ -19,6 +19,8 @@ TOPICS = ("garden club tomatoes", "garden club basil", "book club novels", "gard
 WRITER = """
 import sys
 from amem_graph import AgenticMemory
+
+STORES = ("neo4j", "embedded")
 with AgenticMemory() as memory:
     for i in range(int(sys.argv[2])):
         memory.add(f"Process {sys.argv[1]} note {i}: the garden club planted tomatoes near the old oak tree.")

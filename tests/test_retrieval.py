@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import replace
+from datetime import datetime, timezone
 
 import pytest
 
@@ -13,6 +14,8 @@ from amem_graph.errors import InvalidInput
 from amem_graph.models import NoteInput
 from amem_graph.retrieval import Retriever, Tuning, format_context, named_speakers, without_names
 from amem_graph.store.lucene import lucene_query
+
+STORES = ("neo4j", "embedded")
 
 
 def chain(memory: AgenticMemory) -> dict[str, str]:
@@ -63,13 +66,24 @@ def test_scores_decay_per_hop_and_with_confidence_and_type(memory: AgenticMemory
     assert reached == {ids["seed"], ids["middle"]}
 
 
+def retire(memory: AgenticMemory, source: str, target: str, kind: str) -> None:
+    """Invalidate a link as the link budget would (invalid_at set), in whichever store holds it."""
+    if memory.store.kind == "embedded":
+        graph = memory.store.graph
+        start = graph.unique("Note", id=source)
+        rel = next(r for r in graph.relationships(start, [kind]) if graph.nodes[r.end].props["id"] == target)
+        with graph.transaction():
+            graph.set_rel(rel, invalid_at=datetime.now(timezone.utc))
+        return
+    with memory.store._driver.session() as session:
+        session.run(
+            f"MATCH (:Note {{id: $a}})-[r:{kind}]->(:Note {{id: $b}}) SET r.invalid_at = datetime()", a=source, b=target,
+        ).consume()
+
+
 def test_invalid_links_are_not_followed(memory: AgenticMemory) -> None:
     ids = chain(memory)
-    with memory.store._driver.session() as session:  # retire the link as the budget would: invalid_at set
-        session.run(
-            "MATCH (:Note {id: $a})-[r:ELABORATES]->(:Note {id: $b}) SET r.invalid_at = datetime()",
-            a=ids["middle"], b=ids["far"],
-        ).consume()
+    retire(memory, ids["middle"], ids["far"], "ELABORATES")
     assert ids["far"] not in {h.note.id for h in memory.search("observatory dome cobalt", mode="fulltext", hops=2)}
 
 

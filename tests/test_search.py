@@ -4,6 +4,8 @@ import pytest
 
 from amem_graph import AgenticMemory, InvalidInput, NoteInput
 
+STORES = ("neo4j", "embedded")
+
 FACTS = [
     "Caroline is researching adoption agencies because she wants to be a mother.",
     "Melanie ran a charity race for mental health last Saturday.",

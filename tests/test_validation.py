@@ -7,6 +7,8 @@ import pytest
 from amem_graph import InvalidInput, NoteInput
 from amem_graph import validation as v
 
+STORES = ("neo4j", "embedded")
+
 
 @pytest.mark.parametrize(
     ("value", "message"),
