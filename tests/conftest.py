@@ -122,6 +122,14 @@ def cli_env(settings: Settings) -> dict[str, str]:
     }
 
 
+def tenant_graph(memory: AgenticMemory, tenant: str | None = None) -> tuple[dict[str, dict], list[dict]]:
+    """A tenant's nodes (by key: labels, props) and relationships (start, type, end, props), read through
+    the store's export, so that a test inspects the graph the same way on each store."""
+    records = list(memory.store.export_records(tenant or memory.tenant))
+    nodes = {r["key"]: r for r in records if r["kind"] == "node"}
+    return nodes, [r for r in records if r["kind"] == "relationship"]
+
+
 @pytest.fixture
 def count_nodes(memory: AgenticMemory) -> Callable[[str], int]:
     """How many nodes of any label a tenant has: the check that a rejected call wrote nothing."""

@@ -24,6 +24,9 @@ from amem_graph.integrations.langchain import (
 )
 
 
+STORES = ("neo4j", "embedded")
+
+
 def conversation() -> list:
     return [
         SystemMessage("You are a helpful assistant.", id="m0"),

@@ -7,6 +7,7 @@ import re
 from collections.abc import Callable, Iterator
 from dataclasses import replace
 from datetime import datetime, timedelta, timezone
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -15,6 +16,11 @@ from amem_graph import AgenticMemory, InvalidInput, Settings
 from amem_graph.bench.scripted_llm import Answer, Fault, Raw, ScriptedLLM
 from amem_graph.errors import LLMNotConfigured
 from amem_graph.settings import LLMSettings
+from amem_graph.store.embedded.store import EmbeddedStore
+
+from .conftest import tenant_graph
+
+STORES = ("neo4j", "embedded")
 
 T0 = datetime(2026, 1, 1, 12, 0, tzinfo=timezone.utc)
 DOG = ["I adopted a beagle named Max last week.", "My beagle Max loves chasing squirrels.",
@@ -24,13 +30,21 @@ WORK = ["I work as a nurse at the city hospital.", "The hospital nurses work lon
 
 
 @pytest.fixture
-def open_tiers(settings: Settings, tenant: str) -> Iterator[Callable[..., AgenticMemory]]:
-    """Opens memories with tier settings overridden (and a clock that tests move); cleans the tenant up."""
+def open_tiers(
+    settings: Settings, tenant: str, store_kind: str, tmp_path: Path
+) -> Iterator[Callable[..., AgenticMemory]]:
+    """Opens memories with tier settings overridden (and a clock that tests move); cleans the tenant up.
+    On the embedded store, each open is a restart: the store is closed and loaded again from its folder."""
     opened: list[AgenticMemory] = []
+    stores: list[EmbeddedStore] = []
 
     def open_(llm: LLMSettings | None = None, **tiers: Any) -> AgenticMemory:
         custom = replace(settings, tiers=replace(settings.tiers, **tiers), llm=llm or settings.llm)
-        memory = AgenticMemory(custom, tenant=tenant)
+        if store_kind == "embedded":
+            for store in stores:
+                store.close()
+            stores.append(EmbeddedStore(tmp_path / "embedded"))
+        memory = AgenticMemory(custom, tenant=tenant, store=stores[-1] if stores else None)
         memory.tiers.clock = lambda: T0
         opened.append(memory)
         return memory
@@ -39,6 +53,8 @@ def open_tiers(settings: Settings, tenant: str) -> Iterator[Callable[..., Agenti
     opened[-1].store.delete_tenant(tenant)
     for memory in opened:
         memory.close()  # closing twice is harmless
+    for store in stores:
+        store.close()
 
 
 def at(memory: AgenticMemory, seconds: float) -> None:
@@ -128,12 +144,14 @@ def test_every_hot_segment_is_promoted_in_one_pass(open_tiers: Callable[..., Age
         for note_id in promotion.note_ids:
             note = memory.get(note_id)
             assert note.source and note.source.removeprefix("page:") in pages and note.analysis == "heuristic"
-    sources = memory.store._driver.execute_query(  # provenance in the graph: each note -> its page and segment
-        "MATCH (n:Note {tenant: $t})-[:DERIVED_FROM]->(source) RETURN n.id AS note, labels(source)[0] AS label, "
-        "source.id AS id", {"t": tenant}).records
+    nodes, rels = tenant_graph(memory)  # provenance in the graph: each note -> its page and segment
+    sources = [
+        (nodes[r["start"]]["props"]["id"], nodes[r["end"]]["labels"][0], nodes[r["end"]]["props"]["id"])
+        for r in rels if r["type"] == "DERIVED_FROM" and nodes[r["start"]]["labels"] == ["Note"]
+    ]
     expected = {(note_id, "Segment", p.segment_id) for p in promotions for note_id in p.note_ids}
-    assert expected <= {(r["note"], r["label"], r["id"]) for r in sources}
-    assert sum(r["label"] == "Page" for r in sources) == 4
+    assert expected <= set(sources)
+    assert sum(label == "Page" for _, label, _ in sources) == 4
     assert memory.tiers.promote() == []  # cooled down: nothing more to promote
 
 
@@ -158,14 +176,13 @@ def test_persona_facts_are_deduplicated_and_updated_with_history(open_tiers: Cal
     assert set(facts) == {"I love hiking in the mountains.", "I live in Seattle now."}
     assert facts["I love hiking in the mountains."].mentions == 2
     assert len(facts["I live in Seattle now."].page_ids) == 1
-    rows = memory.store._run("persona/facts", tenant=memory.tenant, assistant="assistant", kinds=None, vector=None,
-                             limit=100, with_embedding=False)
-    assert len(rows) == 2  # the Boston fact is no longer active...
-    old = memory.store._driver.execute_query(
-        "MATCH (old:Fact {tenant: $t})-[r:SUPERSEDED_BY]->(new:Fact) RETURN old.text AS old, new.text AS new, "
-        "old.invalid_at IS NOT NULL AS invalid, r.reason AS reason", {"t": memory.tenant}).records
-    assert [(r["old"], r["new"], r["invalid"]) for r in old] == [("I live in Boston.", "I live in Seattle now.", True)]
-    assert "Boston" in old[0]["reason"]  # ...it is kept, invalidated, as history
+    assert len(memory.store.facts(memory.tenant, "assistant", limit=100)) == 2  # the Boston fact is no longer active...
+    nodes, rels = tenant_graph(memory)
+    old = [(nodes[r["start"]]["props"], nodes[r["end"]]["props"], r["props"]) for r in rels
+           if r["type"] == "SUPERSEDED_BY" and nodes[r["start"]]["labels"] == ["Fact"]]
+    assert [(o["text"], n["text"], o.get("invalid_at") is not None) for o, n, _ in old] == [
+        ("I live in Boston.", "I live in Seattle now.", True)]
+    assert "Boston" in old[0][2]["reason"]  # ...it is kept, invalidated, as history
     with pytest.raises(InvalidInput):
         memory.tiers.persona(kinds=["hobbies"])
 
@@ -275,9 +292,9 @@ def test_llm_faults_store_no_error_strings_and_lose_no_page(
     # Every property of every memory node but what was said (a page's sides and neighbourhood) and the
     # Evolution audit records (which keep why an analysis degraded, on purpose): no text of a failure.
     said = {"user_text", "assistant_text", "neighbourhood", "embedding"}
-    everything = memory.store._driver.execute_query(
-        "MATCH (n {tenant: $t}) WHERE NOT n:Evolution RETURN properties(n) AS p", {"t": tenant}).records
-    derived = " ".join(str(v) for r in everything for k, v in r["p"].items() if k not in said)
+    nodes, _ = tenant_graph(memory, tenant)
+    derived = " ".join(str(v) for n in nodes.values() if "Evolution" not in n["labels"]
+                       for k, v in n["props"].items() if k not in said)
     assert not re.search(r"error|rate limited|overloaded|scripted failure", derived, re.IGNORECASE)
     pages = memory.tiers.pages()
     assert [p.user_text for p in pages] == ["I live in Boston.", "I love hiking in the mountains.", "done"]

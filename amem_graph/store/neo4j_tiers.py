@@ -17,40 +17,7 @@ from .. import cypher, validation
 from ..models import Fact, Page, Segment
 from .base import FactWrite, LastPage, PageWrite, SegmentState, SegmentWrite
 from .lucene import PAGE_FIELDS, lucene_query
-from .records import time_of
-
-
-def page_from_record(props: Mapping[str, Any]) -> Page:
-    return Page(
-        id=props["id"], tenant=props["tenant"], session_id=props["session_id"], seq=int(props["seq"]),
-        user_text=props.get("user_text") or "", assistant_text=props.get("assistant_text") or "",
-        at=time_of(props.get("at")), tier=props.get("tier") or "stm", keywords=tuple(props.get("keywords") or ()),
-        chain_id=props.get("chain_id"), chain_summary=props.get("chain_summary") or "",
-        segment_id=props.get("segment_id"), promoted_at=time_of(props.get("promoted_at")),
-        analysis=props.get("analysis") or "heuristic",
-    )
-
-
-def segment_from_record(props: Mapping[str, Any], heat: float) -> Segment:
-    return Segment(
-        id=props["id"], tenant=props["tenant"], summary=props.get("summary") or "",
-        keywords=tuple(props.get("keywords") or ()), pages=int(props.get("pages") or 0),
-        visits=int(props.get("visits") or 0), interaction_len=int(props.get("interaction_len") or 0),
-        last_access=time_of(props.get("last_access")), heat=float(heat), created_at=time_of(props.get("created_at")),
-        archived_at=time_of(props.get("archived_at")), promoted_at=time_of(props.get("promoted_at")),
-        promotions=int(props.get("promotions") or 0), analysis=props.get("analysis") or "heuristic",
-    )
-
-
-def fact_from_record(props: Mapping[str, Any], pages: Sequence[str] = (), segments: Sequence[str] = ()) -> Fact:
-    return Fact(
-        id=props["id"], tenant=props["tenant"], kind=props["kind"], text=props["text"],
-        confidence=float(props.get("confidence") or 0.0), mentions=int(props.get("mentions") or 1),
-        uses=int(props.get("uses") or 0), assistant=props.get("assistant"),
-        created_at=time_of(props.get("created_at")), updated_at=time_of(props.get("updated_at")),
-        page_ids=tuple(sorted(pages)), segment_ids=tuple(sorted(segments)),
-        analysis=props.get("analysis") or "heuristic",
-    )
+from .records import fact_from_record, page_from_record, segment_from_record
 
 
 def _array(values: Any) -> np.ndarray:

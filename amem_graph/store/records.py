@@ -5,12 +5,12 @@ epoch milliseconds (what the Neo4j statements return, the driver decodes them fa
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
 from .. import validation
-from ..models import Evolution, Link, Note, NoteInput, NoteVersion
+from ..models import Evolution, Fact, Link, Note, NoteInput, NoteVersion, Page, Segment
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 
@@ -111,3 +111,36 @@ def note_row(note: NoteInput, vector: Any, analysis: str, model: str | None, dim
         "model": model, "session": note.session, "speaker": note.speaker, "neighbourhood": neighbourhood,
         "embedding": validation.vector(vector, dimension),
     }
+
+
+def page_from_record(props: Mapping[str, Any]) -> Page:
+    return Page(
+        id=props["id"], tenant=props["tenant"], session_id=props["session_id"], seq=int(props["seq"]),
+        user_text=props.get("user_text") or "", assistant_text=props.get("assistant_text") or "",
+        at=time_of(props.get("at")), tier=props.get("tier") or "stm", keywords=tuple(props.get("keywords") or ()),
+        chain_id=props.get("chain_id"), chain_summary=props.get("chain_summary") or "",
+        segment_id=props.get("segment_id"), promoted_at=time_of(props.get("promoted_at")),
+        analysis=props.get("analysis") or "heuristic",
+    )
+
+
+def segment_from_record(props: Mapping[str, Any], heat: float) -> Segment:
+    return Segment(
+        id=props["id"], tenant=props["tenant"], summary=props.get("summary") or "",
+        keywords=tuple(props.get("keywords") or ()), pages=int(props.get("pages") or 0),
+        visits=int(props.get("visits") or 0), interaction_len=int(props.get("interaction_len") or 0),
+        last_access=time_of(props.get("last_access")), heat=float(heat), created_at=time_of(props.get("created_at")),
+        archived_at=time_of(props.get("archived_at")), promoted_at=time_of(props.get("promoted_at")),
+        promotions=int(props.get("promotions") or 0), analysis=props.get("analysis") or "heuristic",
+    )
+
+
+def fact_from_record(props: Mapping[str, Any], pages: Sequence[str] = (), segments: Sequence[str] = ()) -> Fact:
+    return Fact(
+        id=props["id"], tenant=props["tenant"], kind=props["kind"], text=props["text"],
+        confidence=float(props.get("confidence") or 0.0), mentions=int(props.get("mentions") or 1),
+        uses=int(props.get("uses") or 0), assistant=props.get("assistant"),
+        created_at=time_of(props.get("created_at")), updated_at=time_of(props.get("updated_at")),
+        page_ids=tuple(sorted(pages)), segment_ids=tuple(sorted(segments)),
+        analysis=props.get("analysis") or "heuristic",
+    )

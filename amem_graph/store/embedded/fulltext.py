@@ -1,8 +1,8 @@
-"""BM25 over the note text fields, scored as the Neo4j store's Lucene index scores (`note_text`: English
+"""BM25 over text fields, scored as the Neo4j store's Lucene indexes score (`note_text`, `page_text`: English
 analyzer; BM25 with k1 1.2, b 0.75; field lengths kept in Lucene's one-byte norm), so that both stores
-rank the same notes the same way, within ties.
+rank the same notes and pages the same way, within ties.
 
-The index covers every note of the graph (as Lucene's covers every tenant: document frequencies are
+An index covers every node of its label in the graph (as Lucene's covers every tenant: document frequencies are
 database-wide) and is derived state: the graph reports which nodes changed, and the index brings those
 up to date before the next query."""
 
@@ -62,19 +62,22 @@ def norm_length(length: int) -> int:
 
 
 class FulltextIndex:
-    def __init__(self) -> None:
-        self.postings: dict[str, dict[str, dict[int, int]]] = {f: {} for f in TEXT_FIELDS}  # field → term → key → tf
-        self.lengths: dict[str, dict[int, int]] = {f: {} for f in TEXT_FIELDS}  # field → key → token count
-        self.totals: dict[str, int] = {f: 0 for f in TEXT_FIELDS}
+    """One fulltext index: `note_text` (TEXT_FIELDS of notes) or `page_text` (PAGE_FIELDS of pages)."""
+
+    def __init__(self, fields: tuple[str, ...] = TEXT_FIELDS) -> None:
+        self.fields = fields
+        self.postings: dict[str, dict[str, dict[int, int]]] = {f: {} for f in fields}  # field → term → key → tf
+        self.lengths: dict[str, dict[int, int]] = {f: {} for f in fields}  # field → key → token count
+        self.totals: dict[str, int] = {f: 0 for f in fields}
         self._indexed: dict[int, dict[str, list[str]]] = {}  # key → field → its terms (to remove them exactly)
 
     def update(self, key: int, props: Mapping[str, Any] | None) -> None:
-        """(Re)index one node: `props` of a Note, or None when it is gone or is no note."""
+        """(Re)index one node: its `props`, or None when it is gone or not of the index's label."""
         self._remove(key)
         if props is None:
             return
         fields = {}
-        for field in TEXT_FIELDS:
+        for field in self.fields:
             value = props.get(field)
             values = value if isinstance(value, list | tuple) else [value] if value else []
             terms = [t for v in values if isinstance(v, str) for t in analyse(v)]
@@ -102,7 +105,7 @@ class FulltextIndex:
     def scores(self, words: Iterable[str], fields: Mapping[str, float] | None) -> dict[int, float]:
         """Node key → score of a query of `words` (each a clause, repeats counted, as the query parser
         does) over `fields` with their boosts (every field, boost 1, when None)."""
-        boosts = {f: 1.0 for f in TEXT_FIELDS} if fields is None else {f: float(w) for f, w in fields.items() if w > 0}
+        boosts = {f: 1.0 for f in self.fields} if fields is None else {f: float(w) for f, w in fields.items() if w > 0}
         terms = analyse(" ".join(words))
         scores: dict[int, float] = {}
         for field, boost in boosts.items():

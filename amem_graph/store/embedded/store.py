@@ -6,8 +6,8 @@ that differs between the two is a bug in one of them. Every write is one all-or-
 graph, journaled to disk before it returns (see persist.py). One lock serialises the process's callers.
 
 Done so far: schema, notes, links, evolutions, history, vector k-NN (exact), BM25 (fulltext.py), graph
-expansion, stats.
-Still to come (issue 7): the MemoryOS tiers, adapters' attachments, export/import."""
+expansion, the MemoryOS tiers (tiers.py), adapters' attachments (attached.py), export, import and
+re-embedding (admin.py), stats."""
 
 from __future__ import annotations
 
@@ -35,11 +35,14 @@ from ...models import (
     Supersession,
 )
 from ..base import MAX_HOPS, SCHEMA_VERSION, EvolutionOutcome, EvolutionWrite, StoreStats
-from ..lucene import TEXT_FIELDS, query_words
+from ..lucene import PAGE_FIELDS, TEXT_FIELDS, query_words
 from ..records import evolution_from_record, note_from_record, note_row, version_from_record
+from .admin import EmbeddedAdmin
+from .attached import EmbeddedAttached
 from .fulltext import FulltextIndex
 from .graph import ConstraintViolation, Node, PropertyGraph, Rel
 from .persist import Folder
+from .tiers import EmbeddedTiers
 
 T = TypeVar("T")
 NO_FILTER = SearchFilter()
@@ -68,8 +71,8 @@ def _passes(props: Mapping[str, Any], filters: SearchFilter) -> bool:
     return not filters.sessions or props.get("session") in filters.sessions
 
 
-class EmbeddedStore:
-    """Notes, links and evolutions in this process, persisted to `path`."""
+class EmbeddedStore(EmbeddedTiers, EmbeddedAttached, EmbeddedAdmin):
+    """Notes, links, evolutions and the MemoryOS tiers in this process, persisted to `path`."""
 
     kind = "embedded"
 
@@ -79,7 +82,8 @@ class EmbeddedStore:
         self.dimension: int | None = None
         self._lock = threading.RLock()
         self.graph: PropertyGraph = self._folder.open()
-        self._fulltext = FulltextIndex()
+        self._fulltext = FulltextIndex(TEXT_FIELDS)
+        self._page_text = FulltextIndex(PAGE_FIELDS)
 
     # -- plumbing ---------------------------------------------------------------------------------
 
@@ -536,10 +540,12 @@ class EmbeddedStore:
         return self._read(work) if words else []
 
     def _catch_up(self) -> None:
-        """Bring the fulltext index up to the graph (under the store's lock)."""
+        """Bring the fulltext indexes up to the graph (under the store's lock)."""
         for key in self.graph.touched:
             node = self.graph.nodes.get(key)
-            self._fulltext.update(key, node.props if node is not None and "Note" in node.labels else None)
+            labels = node.labels if node is not None else frozenset()
+            self._fulltext.update(key, node.props if "Note" in labels else None)
+            self._page_text.update(key, node.props if "Page" in labels else None)
         self.graph.touched.clear()
 
     def expand(

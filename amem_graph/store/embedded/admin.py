@@ -1,0 +1,134 @@
+"""Whole-tenant and whole-database work in the embedded store: export and import (the same records as
+the Neo4j store's, so a tenant moves between the two unchanged), and re-embedding after a model change."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+from datetime import datetime, timezone
+from typing import Any
+
+import numpy as np
+
+from ... import transfer, validation
+from ...embedding import canonical_model
+from ...errors import InvalidInput
+from ..base import SCHEMA_VERSION, StoreStats
+from .graph import ConstraintViolation, PropertyGraph
+
+# What consolidation re-embeds, per kind: the label and the fields its vectors come from (as
+# cypher/consolidate/*.cypher read them).
+_EMBEDDED = {
+    "notes": ("Note", ("content", "context", "keywords", "tags")),
+    "pages": ("Page", ("user_text", "assistant_text")),
+    "facts": ("Fact", ("text",)),
+}
+
+
+def _plain(value: Any) -> Any:
+    return value.astype(float).tolist() if isinstance(value, np.ndarray) else value
+
+
+class EmbeddedAdmin:
+    graph: PropertyGraph
+    dimension: int | None
+    _read: Callable[[Callable[[], Any]], Any]
+    _write: Callable[[Callable[[], Any]], Any]
+    _require_dimension: Callable[[], int]
+    stats: Callable[..., StoreStats]
+
+    def export_records(self, tenant: str, page: int = 2_000) -> Iterator[dict[str, Any]]:
+        """Every node, then every relationship, of one tenant, as JSON-ready records (see transfer.py)."""
+        def work() -> list[dict[str, Any]]:
+            nodes = sorted((n for n in self.graph.nodes.values() if n.props.get("tenant") == tenant), key=lambda n: n.key)
+            records = [
+                {"kind": "node", "key": str(n.key), "labels": sorted(n.labels),
+                 "props": {k: transfer.to_json(_plain(v)) for k, v in n.props.items()}}
+                for n in nodes
+            ]
+            for node in nodes:
+                for rel in sorted(self.graph.relationships(node), key=lambda r: r.key):
+                    records.append({"kind": "relationship", "start": str(rel.start), "type": rel.type, "end": str(rel.end),
+                                    "props": {k: transfer.to_json(_plain(v)) for k, v in rel.props.items()}})
+            return records
+
+        yield from self._read(work)
+
+    def import_records(
+        self, tenant: str, nodes: Sequence[dict[str, Any]], relationships: Sequence[dict[str, Any]], batch: int = 1_000
+    ) -> tuple[int, int]:
+        """Create an exported tenant in one transaction (all or nothing); the tenant must hold nothing yet."""
+        if self.stats(tenant).labels:
+            raise InvalidInput(f"tenant {tenant!r} already holds data here: import only into an empty tenant")
+        rows = list(transfer.node_rows(nodes, tenant))
+        dimension = self._require_dimension()
+
+        def work() -> tuple[int, int]:
+            keys = {}
+            for row in rows:
+                props = dict(row["props"])
+                if row["embedding"] is not None:
+                    props["embedding"] = np.asarray(validation.vector(row["embedding"], dimension), dtype=np.float32)
+                keys[row["key"]] = self.graph.create_node(row["labels"], props)
+            if any(r["start"] not in keys or r["end"] not in keys for r in relationships):
+                raise InvalidInput("the export has relationships to nodes it does not hold")
+            for r in relationships:
+                props = {k: transfer.from_json(v) for k, v in r["props"].items()}
+                self.graph.create_rel(r["type"], keys[r["start"]], keys[r["end"]], props)
+            return len(keys), len(relationships)
+
+        try:
+            return self._write(work)
+        except ConstraintViolation as err:
+            raise InvalidInput(f"the export clashes with what this store holds: {err}") from None
+
+    # -- consolidation (a new embedding model) ----------------------------------------------------
+
+    def begin_consolidation(self, model: str, dimension: int) -> None:
+        """Mark the store as the new model's; vectors of the old one stay until rewritten."""
+        def work() -> None:
+            marker = self.graph.unique("AmemSchema", name="amem-graph")
+            values = {"version": (marker.props.get("version") if marker else None) or SCHEMA_VERSION,
+                      "embedding_model": canonical_model(model), "embedding_dimension": dimension,
+                      "updated_at": validation.to_millis(datetime.now(timezone.utc))}
+            if marker is None:
+                self.graph.create_node(["AmemSchema"], {"name": "amem-graph", **values})
+            else:
+                self.graph.set(marker, **values)
+
+        self._write(work)
+        self.dimension = dimension
+
+    def embedding_texts(self, kind: str, after: str, limit: int) -> list[dict[str, Any]]:
+        label, fields = _EMBEDDED[kind]
+
+        def work() -> list[dict[str, Any]]:
+            found = sorted((n for n in self.graph.labelled(label) if n.props["id"] > after), key=lambda n: n.props["id"])
+            return [{"id": n.props["id"], **{f: n.props.get(f) for f in fields}} for n in found[:limit]]
+
+        return self._read(work)
+
+    def write_embeddings(self, kind: str, rows: Sequence[tuple[str, np.ndarray]]) -> None:
+        label, _ = _EMBEDDED[kind]
+        dimension = self._require_dimension()
+        vectors = [(i, np.asarray(validation.vector(v, dimension), dtype=np.float32)) for i, v in rows]
+
+        def work() -> None:
+            for item_id, vector in vectors:
+                if (node := self.graph.unique(label, id=item_id)) is not None:
+                    self.graph.set(node, embedding=vector)
+
+        self._write(work)
+
+    def segment_centroids(self) -> int:
+        """Each segment's vector again, as the mean of its pages' new ones."""
+        def work() -> int:
+            count = 0
+            for segment in self.graph.labelled("Segment"):
+                pages = [self.graph.nodes[r.end].props.get("embedding") for r in self.graph.relationships(segment, ["HAS_PAGE"])]
+                pages = [p for p in pages if p is not None]
+                if pages:
+                    self.graph.set(segment, embedding=np.mean(np.vstack(pages), axis=0).astype(np.float32))
+                    count += 1
+            return count
+
+        return self._write(work)
