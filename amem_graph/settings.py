@@ -11,6 +11,7 @@ from typing import TypeVar
 from .errors import InvalidInput
 
 DEFAULT_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
+STORES = ("auto", "neo4j", "embedded")
 DEFAULT_LLM_MODEL = "gpt-4o-mini"
 OPENAI_BASE_URL = "https://api.openai.com/v1"  # with a key and no base URL
 N = TypeVar("N", int, float)
@@ -127,6 +128,8 @@ class Settings:
     Any driver URI works: bolt://, neo4j:// (routing, clusters) and neo4j+s:// (Aura).
     """
 
+    store: str = "auto"  # auto: Neo4j when NEO4J_URI is set, else the embedded store; or neo4j, embedded
+    data_dir: Path | None = None  # the embedded store's folder; None: $AMEM_HOME/embedded
     neo4j_uri: str | None = None
     neo4j_user: str = "neo4j"
     neo4j_password: str | None = None
@@ -148,7 +151,12 @@ class Settings:
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
         env = os.environ if env is None else env
+        store = (env.get("AMEM_STORE") or "auto").strip().lower()
+        if store not in STORES:
+            raise InvalidInput(f"AMEM_STORE must be one of {', '.join(STORES)}, got {store!r}")
         return cls(
+            store=store,
+            data_dir=Path(env["AMEM_DATA_DIR"]).expanduser() if env.get("AMEM_DATA_DIR") else None,
             neo4j_uri=env.get("NEO4J_URI") or None,
             neo4j_user=env.get("NEO4J_USER") or env.get("NEO4J_USERNAME") or "neo4j",
             neo4j_password=env.get("NEO4J_PASSWORD") or None,
@@ -171,3 +179,14 @@ class Settings:
     @property
     def local_server_dir(self) -> Path:
         return self.home / "neo4j"
+
+    @property
+    def embedded_dir(self) -> Path:
+        return self.data_dir or self.home / "embedded"
+
+    @property
+    def store_kind(self) -> str:
+        """The store these settings open: neo4j or embedded."""
+        if self.store == "auto":
+            return "neo4j" if self.neo4j_uri else "embedded"
+        return self.store

@@ -94,9 +94,24 @@ def test_unreachable_database_exit_5_names_the_uri(cli_env: dict[str, str]) -> N
 
 
 def test_no_database_configured_says_how_to_get_one(cli_env: dict[str, str], tmp_path) -> None:
-    env = {**cli_env, "NEO4J_URI": "", "AMEM_HOME": str(tmp_path)}
+    env = {**cli_env, "NEO4J_URI": "", "AMEM_HOME": str(tmp_path), "AMEM_STORE": "neo4j"}
     result = run(env, "list")
     assert result.exit_code == 5 and "amem-graph neo4j start" in result.stderr
+
+
+def test_without_neo4j_the_embedded_store_serves_from_its_folder(cli_env: dict[str, str], tmp_path) -> None:
+    env = {**cli_env, "NEO4J_URI": "", "AMEM_HOME": str(tmp_path)}
+    added = run(env, "add", "Quinn keeps bees on the roof.", "-t", "solo", "--json")
+    assert added.exit_code == 0, added.output
+    listed = run(env, "list", "-t", "solo", "--json")
+    assert [n["content"] for n in json.loads(listed.stdout)] == ["Quinn keeps bees on the roof."]  # read back from disk
+    stats = run(env, "stats", "--json")
+    assert json.loads(stats.stdout)["store"] == "embedded" and str(tmp_path / "embedded") in json.loads(stats.stdout)["location"]
+    doctor = {row["check"]: row for row in json.loads(run(env, "doctor", "--json").stdout)}
+    assert doctor["store"]["detail"].startswith("embedded, in ") and doctor["java"]["detail"].startswith("not needed")
+    assert doctor["database"]["ok"] and doctor["database"]["detail"].endswith("nodes, schema set")
+    bad = run({**env, "AMEM_STORE": "sqlite"}, "list")
+    assert bad.exit_code == 3 and "AMEM_STORE" in bad.stderr
 
 
 def test_neo4j_env_without_a_server(cli_env: dict[str, str], tmp_path) -> None:
@@ -109,7 +124,8 @@ def test_neo4j_env_without_a_server(cli_env: dict[str, str], tmp_path) -> None:
 def test_doctor_reports_every_check(cli_env: dict[str, str]) -> None:
     result = run(cli_env, "doctor", "--json")
     checks = {row["check"]: row for row in json.loads(result.stdout)}
-    assert set(checks) == {"java", "neo4j jars", "cypher files", "database", "embedding model", "llm"}
+    assert set(checks) == {"store", "java", "neo4j jars", "cypher files", "database", "embedding model", "llm"}
+    assert checks["store"]["detail"].startswith("neo4j, at bolt://")
     assert checks["database"]["ok"] and "384 dims" in checks["database"]["detail"]
     assert checks["embedding model"]["ok"] and "384 dimensions" in checks["embedding model"]["detail"]
     assert result.exit_code == (0 if all(row["ok"] for row in checks.values()) else 7)

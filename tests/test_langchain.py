@@ -23,7 +23,6 @@ from amem_graph.integrations.langchain import (
     memory_tools,
 )
 
-
 STORES = ("neo4j", "embedded")
 
 

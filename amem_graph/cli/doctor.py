@@ -20,18 +20,31 @@ from ..settings import Settings
 from ..store import open_store
 from .common import console, print_json
 
-REMOTE = "not needed: NEO4J_URI names the database, the local server is not used"
+
+def _not_needed(settings: Settings) -> str | None:
+    """Why the local server's parts are not needed, if they are not."""
+    if settings.store_kind == "embedded":
+        return "not needed: the embedded store runs in this process (set NEO4J_URI to use Neo4j)"
+    if settings.neo4j_uri:
+        return "not needed: NEO4J_URI names the database, the local server is not used"
+    return None
+
+
+def _store(settings: Settings) -> str:
+    if settings.store_kind == "embedded":
+        return f"embedded, in {settings.embedded_dir} (AMEM_STORE={settings.store}; NEO4J_URI not set)"
+    return f"neo4j, at {settings.neo4j_uri or 'the local server'} (AMEM_STORE={settings.store})"
 
 
 def _java(settings: Settings) -> str:
-    if settings.neo4j_uri:
-        return REMOTE
+    if reason := _not_needed(settings):
+        return reason
     return LocalNeo4j.for_settings(settings).java()
 
 
 def _jars(settings: Settings) -> str:
-    if settings.neo4j_uri:
-        return REMOTE
+    if reason := _not_needed(settings):
+        return reason
     server = LocalNeo4j.for_settings(settings)
     if server.installed():
         return f"Neo4j {server.version} jars in {server.jars_dir}"
@@ -43,6 +56,9 @@ def _jars(settings: Settings) -> str:
 def _database(settings: Settings) -> str:
     store = open_store(settings)
     try:
+        if store.kind == "embedded":
+            labels = store.stats().labels
+            return f"{store.location} opens: {sum(labels.values())} nodes, schema {'set' if labels.get('AmemSchema') else 'not set yet'}"
         vector_index = store.vector_index()
         indexes = store.indexes()
     finally:
@@ -78,13 +94,14 @@ def _cypher(settings: Settings) -> str:
 
 
 CHECKS: dict[str, Callable[[Settings], str]] = {
-    "java": _java, "neo4j jars": _jars, "cypher files": _cypher, "database": _database, "embedding model": _model,
+    "store": _store, "java": _java, "neo4j jars": _jars, "cypher files": _cypher, "database": _database, "embedding model": _model,
     "llm": _llm,
 }
 
 
 def doctor(as_json: Annotated[bool, typer.Option("--json")] = False) -> None:
-    """Check Java, the Neo4j jars, the database and its indexes, the embedding model and the LLM endpoint."""
+    """Which store is in use; Java, the Neo4j jars, the database and its indexes; the embedding model; the
+    LLM endpoint."""
     settings = Settings.from_env()
     results = []
     for name, check in CHECKS.items():

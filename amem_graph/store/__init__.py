@@ -8,7 +8,13 @@ from .base import SCHEMA_VERSION, MemoryStore, NoteStore, StoreStats
 
 
 def open_store(settings: Settings) -> MemoryStore:
-    """The Neo4j named by NEO4J_URI, else the local server that `amem-graph neo4j start` runs."""
+    """The store the settings name (AMEM_STORE): Neo4j when NEO4J_URI is set, else the embedded store in
+    its folder (AMEM_DATA_DIR); with AMEM_STORE=neo4j and no NEO4J_URI, the local server that
+    `amem-graph neo4j start` runs."""
+    if settings.store_kind == "embedded":
+        from .embedded.store import EmbeddedStore
+
+        return EmbeddedStore(settings.embedded_dir)
     from ..server import LocalNeo4j
     from .neo4j import Neo4jStore
 
@@ -19,7 +25,7 @@ def open_store(settings: Settings) -> MemoryStore:
     local = LocalNeo4j.for_settings(settings).connection()
     if local is None:
         raise StoreUnavailable(
-            "no database configured: set NEO4J_URI, NEO4J_USER and NEO4J_PASSWORD, "
+            "AMEM_STORE=neo4j but no database configured: set NEO4J_URI, NEO4J_USER and NEO4J_PASSWORD, "
             f"or start a local server with `amem-graph neo4j start` (folder {settings.local_server_dir})"
         )
     return Neo4jStore(local.uri, local.user, local.password, settings.neo4j_database)
