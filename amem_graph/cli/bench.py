@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
+from ..api import AgenticMemory
 from ..bench import ingest as ingest_bench
 from ..bench import llm_cost as llm_cost_bench
 from ..bench import locomo_recall
@@ -18,6 +20,19 @@ from .common import print_json, user_errors
 from .notes import memory
 
 app = typer.Typer(help="Benchmarks; each prints JSON (and writes it to --json PATH).")
+StoreOption = Annotated[
+    str | None, typer.Option("--store", help="neo4j or embedded [default: as configured, AMEM_STORE / NEO4J_URI]")
+]
+
+
+def _memory(store: str | None) -> AgenticMemory:
+    """A memory on the store asked for (the configured one by default)."""
+    settings = Settings.from_env()
+    if store is not None:
+        if store not in ("neo4j", "embedded"):
+            raise InvalidInput(f"--store must be neo4j or embedded, got {store!r}")
+        settings = replace(settings, store=store)
+    return AgenticMemory(settings)
 
 
 @app.command()
@@ -29,9 +44,10 @@ def ingest(
     queries: Annotated[int, typer.Option(min=1, help="k-NN queries to time")] = 200,
     k: Annotated[int, typer.Option(min=1, max=1000)] = 10,
     keep: Annotated[bool, typer.Option(help="Keep the benchmark tenant instead of deleting it")] = False,
+    store: StoreOption = None,
 ) -> None:
     """Bulk-ingest throughput vs embedding alone (same run), and k-NN latency without query embedding."""
-    with memory() as mem:
+    with _memory(store) as mem:
         result = ingest_bench.run(mem, n, chunk=chunk, queries=queries, k=k, keep=keep)
     if json_out:
         json_out.write_text(json.dumps(result, indent=2) + "\n")
@@ -100,6 +116,7 @@ def locomo(
     mode: Annotated[
         str, typer.Option(help="notes: turns as notes, search; tiers: turns as pages, context_for; both: side by side")
     ] = "notes",
+    store: StoreOption = None,
 ) -> None:
     """Evidence recall@k and hit@k per category on LoCoMo, beside flat dense / BM25 / hybrid over the same
     turns in the same run; one tenant per conversation, ingested through the analysed write path (notes) or
@@ -109,7 +126,7 @@ def locomo(
     except ValueError:
         raise InvalidInput(f"--k must be comma-separated integers, got {k!r}") from None
     names = [c.strip() for c in conversations.split(",") if c.strip()] if conversations else None
-    with memory() as mem:
+    with _memory(store) as mem:
         result = locomo_recall.run(
             mem, data, conversations=names, ks=budgets, hops=hops, prefix=prefix, ablations=ablations,
             limit=questions, qa=qa, turns=turns, mode=mode,
