@@ -195,3 +195,15 @@ def test_shell_completion_offers_commands_and_subcommands() -> None:
     assert set(complete("amem-graph tiers ", 2)) == {"show", "context", "promote"}
     script = subprocess.run([exe, "--show-completion", "bash"], capture_output=True, text=True, timeout=120)
     assert script.returncode == 0 and "_AMEM_GRAPH_COMPLETE=complete_bash" in script.stdout
+
+
+@pytest.mark.slow
+def test_demo_runs_on_the_embedded_store_with_nothing_configured(cli_env: dict[str, str], tmp_path) -> None:
+    env = {**cli_env, "NEO4J_URI": "", "AMEM_HOME": str(tmp_path)}
+    first = run(env, "demo")
+    assert first.exit_code == 0, first.output
+    assert "33 notes in tenant 'demo'" in first.stdout and "RELATES_TO →" in first.stdout
+    assert "found" in first.stdout and "seed" in first.stdout and "embedded store in" in first.stdout
+    assert "Added 33 notes records" in first.stdout
+    again = run(env, "demo")
+    assert again.exit_code == 0 and "Added 0 notes records (33 held already)" in again.stdout

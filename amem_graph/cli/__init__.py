@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from . import bench, browser, history, ingest, notes, server, tiers, transfer
+from . import bench, browser, demo, history, ingest, notes, server, tiers, transfer
 from .common import EXIT_CODES, user_errors
 from .doctor import doctor
 
@@ -22,6 +22,7 @@ tiers.register(app)
 browser.register(app)
 transfer.register(app)
 ingest.register(app)
+demo.register(app)
 app.command()(user_errors(doctor))
 
 

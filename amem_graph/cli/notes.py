@@ -144,14 +144,19 @@ def search(
     if context:
         console.print(Text(format_context(hits)))
         return
+    console.print(hits_table(hits))
+
+
+def hits_table(hits: list[SearchHit], *, ids: bool = True) -> Table:
+    """Search hits with their scores and how each was found (seed, or the path from one)."""
     table = Table("score", "vector", "fulltext", "found", "content")
-    table.add_column("id", no_wrap=True, min_width=36)
+    if ids:
+        table.add_column("id", no_wrap=True, min_width=36)
     for hit in hits:
-        table.add_row(
-            *plain(f"{hit.score:.3f}", _score(hit.vector_score), _score(hit.fulltext_score), _found(hit),
-                   _short(hit.note.content), hit.note.id)
-        )
-    console.print(table)
+        cells = [f"{hit.score:.3f}", _score(hit.vector_score), _score(hit.fulltext_score), _found(hit),
+                 _short(hit.note.content)]
+        table.add_row(*plain(*cells, *([hit.note.id] if ids else [])))
+    return table
 
 
 def _found(hit: SearchHit) -> str:
