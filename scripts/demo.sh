@@ -1,12 +1,20 @@
 #!/usr/bin/env bash
-# The main job: set up, start the local Neo4j, create the schema, add a few linked notes, search them,
-# then a dialogue through the MemoryOS tiers.
+# The main job: set up; the sample conversation on the embedded store (nothing to start); then, where
+# Java and Maven are, the project's own local Neo4j: create the schema, add a few linked notes, search
+# them, and a dialogue through the MemoryOS tiers.
 # Leaves the server running so you can explore it in Neo4j Browser; `amem-graph neo4j stop` stops it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
 export HF_HUB_OFFLINE=1
 amem=.venv/bin/amem-graph
+echo "== On the embedded store (no server; NEO4J_URI unset)"
+NEO4J_URI='' AMEM_STORE=embedded $amem demo -t demo
+if ! command -v java >/dev/null || ! command -v mvn >/dev/null; then
+  echo; echo "No Java 17 / Maven here: the local Neo4j part is skipped (the embedded store above needs neither)."
+  exit 0
+fi
+echo; echo "== On the project's own local Neo4j"
 $amem neo4j start
 eval "$($amem neo4j env)"
 $amem init
