@@ -111,3 +111,17 @@ def test_one_process_owns_a_folder(tmp_path: Path) -> None:
     folder.close()
     run = subprocess.run([sys.executable, "-c", code, str(tmp_path)], capture_output=True, text=True, timeout=120)
     assert run.returncode == 0, run.stdout + run.stderr
+
+
+def test_the_store_writes_a_snapshot_only_after_changes(tmp_path: Path) -> None:
+    from amem_graph.store.embedded.store import EmbeddedStore
+
+    store = EmbeddedStore(tmp_path)
+    store.ensure_schema("sentence-transformers/all-MiniLM-L6-v2", 384)
+    store.close()
+    snapshot = tmp_path / "graph.snapshot"
+    written = snapshot.stat().st_mtime_ns
+    reader = EmbeddedStore(tmp_path)
+    assert reader.stats().schema["embedding_dimension"] == 384
+    reader.close()
+    assert snapshot.stat().st_mtime_ns == written  # reading changed nothing, so nothing was rewritten

@@ -70,6 +70,7 @@ class Folder:
         self._lock: IO[str] | None = None
         self._journal_file: IO[str] | None = None
         self.tx = 0  # the number of the last committed transaction
+        self.saved_tx = 0  # the transaction the snapshot holds everything up to
 
     def open(self) -> PropertyGraph:
         self.path.mkdir(parents=True, exist_ok=True)
@@ -93,8 +94,16 @@ class Folder:
         self._journal_file.flush()
         os.fsync(self._journal_file.fileno())
 
+    @property
+    def is_open(self) -> bool:
+        return self._journal_file is not None
+
     def checkpoint_due(self) -> bool:
         return self.journal.exists() and self.journal.stat().st_size >= CHECKPOINT_BYTES
+
+    def unsaved(self) -> bool:
+        """Whether transactions were committed after the snapshot (they are in the journal)."""
+        return self.tx > self.saved_tx
 
     def save(self, graph: PropertyGraph) -> None:
         """A new snapshot of the whole graph, then an empty journal."""
@@ -105,6 +114,7 @@ class Folder:
             os.fsync(raw.fileno())
         os.replace(tmp, self.snapshot)
         _fsync_dir(self.path)
+        self.saved_tx = self.tx
         if self._journal_file is not None:
             self._journal_file.close()
         self.journal.write_text("")  # lines at or below the snapshot's number would be skipped anyway
@@ -139,7 +149,7 @@ class Folder:
     def _load(self) -> PropertyGraph:
         graph = PropertyGraph()
         if self.snapshot.exists():
-            self.tx = _read_snapshot(self.snapshot, graph)
+            self.tx = self.saved_tx = _read_snapshot(self.snapshot, graph)
         if self.journal.exists():
             for number, ops in _journal_entries(self.journal):
                 if number > self.tx:

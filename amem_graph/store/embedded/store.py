@@ -651,8 +651,10 @@ class EmbeddedStore(EmbeddedTiers, EmbeddedAttached, EmbeddedAdmin):
         return self._read(work)
 
     def close(self) -> None:
+        """Write a snapshot if anything was committed since the last one (the journal holds it meanwhile),
+        and let the folder go. Closing twice is harmless."""
         with self._lock:
-            if self._folder._journal_file is not None:
+            if self._folder.is_open and self._folder.unsaved():
                 self._folder.save(self.graph)
             self._folder.close()
 
