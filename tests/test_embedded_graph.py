@@ -125,3 +125,36 @@ def test_the_store_writes_a_snapshot_only_after_changes(tmp_path: Path) -> None:
     assert reader.stats().schema["embedding_dimension"] == 384
     reader.close()
     assert snapshot.stat().st_mtime_ns == written  # reading changed nothing, so nothing was rewritten
+
+
+def test_a_torn_line_is_cut_so_later_commits_stay_readable(tmp_path: Path) -> None:
+    folder = Folder(tmp_path)
+    fill(folder.open())
+    folder.close()
+    journal = tmp_path / "journal.jsonl"
+    journal.write_text(journal.read_text() + '{"tx": 2, "sha2')  # a crash while appending
+    again = Folder(tmp_path)
+    graph = again.open()
+    with graph.transaction():
+        graph.set(graph.unique("Note", id="a"), context="after the crash")
+    again.close()  # no snapshot: the journal alone must hold it
+    third = Folder(tmp_path)
+    assert third.open().unique("Note", id="a").props["context"] == "after the crash"
+    third.close()
+
+
+def test_a_transaction_that_cannot_be_journaled_is_undone(tmp_path: Path) -> None:
+    folder = Folder(tmp_path)
+    graph = folder.open()
+    fill(graph)
+    a = graph.unique("Note", id="a")
+    with pytest.raises(TypeError):
+        with graph.transaction():
+            graph.set(a, context="never stored", importance=object())  # JSON cannot hold it
+    assert "context" not in a.props and "importance" not in a.props
+    with graph.transaction():
+        graph.set(a, context="stored")
+    folder.close()
+    reopened = Folder(tmp_path)
+    assert reopened.open().unique("Note", id="a").props["context"] == "stored"
+    reopened.close()

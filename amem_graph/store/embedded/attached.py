@@ -52,15 +52,15 @@ class EmbeddedAttached:
 
     def attached_in_session(self, tenant: str, kind: AttachmentKind, session: str) -> list[Attached]:
         def work() -> list[Attached]:
-            found = [n for n in self.graph.labelled("Note", tenant)
-                     if n.props.get("session") == session and n.props.get("attached_by") == kind]
-            return [self._attached(n) for n in sorted(found, key=lambda n: n.props.get("seq") or 0)]
+            found = [n for n in self.graph.in_session("Note", tenant, session) if n.props.get("attached_by") == kind]
+            # ORDER BY seq: notes without one (none, in practice) last, as Cypher sorts nulls
+            return [self._attached(n) for n in sorted(found, key=lambda n: (n.props.get("seq") is None, n.props.get("seq") or 0))]
 
         return self._read(work)
 
     def session_notes(self, tenant: str, session: str, source_prefix: str) -> list[str]:
-        return self._read(lambda: [n.props["id"] for n in self.graph.labelled("Note", tenant)
-                                   if n.props.get("session") == session and str(n.props.get("source", "")).startswith(source_prefix)])
+        return self._read(lambda: [n.props["id"] for n in self.graph.in_session("Note", tenant, session)
+                                   if str(n.props.get("source", "")).startswith(source_prefix)])
 
     def keyed(self, tenant: str, *, limit: int | None, offset: int = 0) -> list[Attached]:
         def work() -> list[Attached]:

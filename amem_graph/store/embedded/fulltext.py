@@ -70,12 +70,21 @@ class FulltextIndex:
         self.lengths: dict[str, dict[int, int]] = {f: {} for f in fields}  # field → key → token count
         self.totals: dict[str, int] = {f: 0 for f in fields}
         self._indexed: dict[int, dict[str, list[str]]] = {}  # key → field → its terms (to remove them exactly)
+        self._texts: dict[int, tuple[Any, ...]] = {}  # key → the field values it was indexed from
 
     def update(self, key: int, props: Mapping[str, Any] | None) -> None:
-        """(Re)index one node: its `props`, or None when it is gone or not of the index's label."""
-        self._remove(key)
-        if props is None:
+        """(Re)index one node: its `props`, or None when it is gone or not of the index's label. A node whose
+        text fields did not change (an access count, a new version number) is left as it is."""
+        texts = None if props is None else tuple(
+            tuple(v) if isinstance(v := props.get(f), list) else v for f in self.fields
+        )
+        if texts is not None and self._texts.get(key) == texts:
             return
+        self._remove(key)
+        self._texts.pop(key, None)
+        if props is None or texts is None:
+            return
+        self._texts[key] = texts
         fields = {}
         for field in self.fields:
             value = props.get(field)

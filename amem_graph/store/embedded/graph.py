@@ -19,6 +19,7 @@ UNIQUE: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("Segment", ("id",)), ("Persona", ("tenant",)), ("Fact", ("id",)),
 )
 
+SESSION_KEYS = {"Note": "session", "Page": "session_id"}  # what `in_session` finds nodes by
 Op = list[Any]  # a journaled operation, JSON-ready but for numpy vectors (see persist.py)
 
 
@@ -51,6 +52,7 @@ class PropertyGraph:
         self.next_key = 1
         self._by_label: dict[str, set[int]] = {}
         self._by_tenant: dict[tuple[str, Any], set[int]] = {}  # (label, tenant) → node keys
+        self._by_session: dict[tuple[str, Any, Any], set[int]] = {}  # (label, tenant, session) → node keys
         self._unique: dict[tuple[str, tuple[str, ...]], dict[tuple[Any, ...], int]] = {u: {} for u in UNIQUE}
         self._journal: list[tuple[Op, Callable[[], None]]] | None = None
         self.touched: set[int] = set()  # nodes changed since the derived indexes last caught up
@@ -62,6 +64,10 @@ class PropertyGraph:
         """Nodes with `label` (of one tenant when given)."""
         keys = self._by_label.get(label, ()) if tenant is None else self._by_tenant.get((label, tenant), ())
         return (self.nodes[k] for k in list(keys))
+
+    def in_session(self, label: str, tenant: Any, session: Any) -> list[Node]:
+        """A tenant's notes of a `session` (or pages of a `session_id`), in no order."""
+        return [self.nodes[k] for k in self._by_session.get((label, tenant, session), ())]
 
     def unique(self, label: str, **props: Any) -> Node | None:
         """The node a unique key names, e.g. unique("Note", id="n1")."""
@@ -85,25 +91,25 @@ class PropertyGraph:
     def create_node(self, labels: Iterable[str], props: dict[str, Any], key: int | None = None) -> Node:
         node = Node(key or self.next_key, frozenset(labels), {k: v for k, v in props.items() if v is not None})
         self._check_unique(node, node.props)
+        self._record(["node", node.key, sorted(node.labels), dict(node.props)], lambda: self._drop_node(node))
         self.next_key = max(self.next_key, node.key + 1)
         self.nodes[node.key] = node
         self._index(node, add=True)
-        self._record(["node", node.key, sorted(node.labels), dict(node.props)], lambda: self._drop_node(node))
         return node
 
     def set(self, node: Node, **props: Any) -> None:
         """Set properties (None removes one), checking unique keys first."""
         self._check_unique(node, {**node.props, **props})
         old = {k: node.props.get(k) for k in props}
+        self._record(["set", node.key, props], lambda: self._restore_node(node, old))
         self._index(node, add=False)
         self._assign(node.props, props)
         self._index(node, add=True)
-        self._record(["set", node.key, props], lambda: self._restore_node(node, old))
 
     def set_rel(self, rel: Rel, **props: Any) -> None:
         old = {k: rel.props.get(k) for k in props}
-        self._assign(rel.props, props)
         self._record(["set_rel", rel.key, props], lambda: self._assign(rel.props, old))
+        self._assign(rel.props, props)
 
     def create_rel(self, type: str, start: Node, end: Node, props: dict[str, Any] | None = None,
                    key: int | None = None) -> Rel:
@@ -128,21 +134,21 @@ class PropertyGraph:
 
     @contextmanager
     def transaction(self) -> Iterator[None]:
-        """All or nothing: an exception inside undoes every change made in it. Not re-entrant by design:
-        the store opens one per operation."""
+        """All or nothing: an exception inside, or a failure to journal the changes, undoes every change
+        made in it. Not re-entrant by design: the store opens one per operation."""
         if self._journal is not None:
             raise RuntimeError("a transaction is already open")
         self._journal = []
         try:
             yield
+            if self._journal and self.on_commit is not None:
+                self.on_commit([op for op, _ in self._journal])  # not on disk: not committed, undone below
         except BaseException:
             for _, undo in reversed(self._journal):
                 undo()
             raise
         finally:
-            journal, self._journal = self._journal, None
-        if journal and self.on_commit is not None:
-            self.on_commit([op for op, _ in journal])
+            self._journal = None
 
     # -- replay (loading a saved graph) -------------------------------------------------------------
 
@@ -191,6 +197,9 @@ class PropertyGraph:
             keys = [self._by_label.setdefault(label, set())]
             if "tenant" in node.props:
                 keys.append(self._by_tenant.setdefault((label, node.props["tenant"]), set()))
+                session = node.props.get(SESSION_KEYS.get(label, ""))
+                if session is not None:
+                    keys.append(self._by_session.setdefault((label, node.props["tenant"], session), set()))
             for bucket in keys:
                 (bucket.add if add else bucket.discard)(node.key)
         for (label, names), index in self._unique.items():
@@ -203,7 +212,7 @@ class PropertyGraph:
 
     def _drop_node(self, node: Node) -> None:
         self._index(node, add=False)
-        del self.nodes[node.key]
+        self.nodes.pop(node.key, None)
 
     def _restore_node(self, node: Node, old: dict[str, Any]) -> None:
         self._index(node, add=False)

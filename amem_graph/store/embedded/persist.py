@@ -29,7 +29,7 @@ import numpy as np
 from ...errors import StoreError, StoreUnavailable
 from ...log import event
 from ...transfer import from_json, to_json
-from .graph import Op, PropertyGraph
+from .graph import ConstraintViolation, Op, PropertyGraph
 
 FORMAT = "amem-graph-embedded"
 VERSION = 1
@@ -85,14 +85,21 @@ class Folder:
         return graph
 
     def commit(self, ops: list[Op]) -> None:
-        """Append one committed transaction to the journal, on disk before returning."""
-        assert self._journal_file is not None, "the folder is not open"
-        self.tx += 1
+        """Append one transaction to the journal, on disk before returning; if that fails, the journal is
+        cut back to where it was and the error raised (the graph then undoes the transaction)."""
+        if self._journal_file is None:
+            raise StoreUnavailable(f"the embedded store in {self.path} is closed")
         body = json.dumps([_op_out(op) for op in ops], separators=(",", ":"))
-        line = json.dumps({"tx": self.tx, "sha256": hashlib.sha256(body.encode()).hexdigest(), "ops": body})
-        self._journal_file.write(line + "\n")
-        self._journal_file.flush()
-        os.fsync(self._journal_file.fileno())
+        line = json.dumps({"tx": self.tx + 1, "sha256": hashlib.sha256(body.encode()).hexdigest(), "ops": body})
+        start = self._journal_file.tell()
+        try:
+            self._journal_file.write(line + "\n")
+            self._journal_file.flush()
+            os.fsync(self._journal_file.fileno())
+        except BaseException:
+            self._journal_file.truncate(start)
+            raise
+        self.tx += 1
 
     @property
     def is_open(self) -> bool:
@@ -151,11 +158,24 @@ class Folder:
         if self.snapshot.exists():
             self.tx = self.saved_tx = _read_snapshot(self.snapshot, graph)
         if self.journal.exists():
-            for number, ops in _journal_entries(self.journal):
+            good = 0
+            for number, ops, end in _journal_entries(self.journal):
                 if number > self.tx:
-                    for op in ops:
-                        graph.apply(op)
+                    try:
+                        for op in ops:
+                            graph.apply(op)
+                    except (KeyError, IndexError, TypeError, ValueError, ConstraintViolation) as err:
+                        raise CorruptStore(
+                            f"{self.journal}: transaction {number} does not apply to the graph before it ({err!r}); "
+                            "the store was not opened"
+                        ) from None
                     self.tx = number
+                good = end
+            if good < self.journal.stat().st_size:  # a torn last line: cut it, so the next line starts clean
+                with self.journal.open("r+b") as raw:
+                    raw.truncate(good)
+                    raw.flush()
+                    os.fsync(raw.fileno())
         return graph
 
 
@@ -181,24 +201,30 @@ def _op_in(op: Op) -> Op:
     return op
 
 
-def _journal_entries(path: Path) -> Iterator[tuple[int, list[Op]]]:
-    lines = path.read_text(encoding="utf-8").split("\n")
-    torn_tail = lines[-1] != ""  # every complete line ends with a newline
+def _journal_entries(path: Path) -> Iterator[tuple[int, list[Op], int]]:
+    """(transaction number, its operations, the byte offset after its line) for each whole line."""
+    data = path.read_bytes()
+    lines = data.split(b"\n")
+    torn_tail = lines[-1] != b""  # every complete line ends with a newline
+    end = 0
     for number, line in enumerate(lines, start=1):
-        if not line:
-            continue
         last = number == len(lines)
+        if not line:
+            end += 0 if last else 1
+            continue
+        if last and torn_tail:  # written without its newline: the commit never returned, so it never happened
+            event("embedded_torn_journal_line", logging.WARNING, path=str(path), line=number)
+            return
         try:
             entry = json.loads(line)
             body = entry["ops"]
             if hashlib.sha256(body.encode()).hexdigest() != entry["sha256"]:
                 raise ValueError("checksum mismatch")
-            yield int(entry["tx"]), [_op_in(op) for op in json.loads(body)]
+            operations = [_op_in(op) for op in json.loads(body)]
         except (ValueError, KeyError, TypeError) as err:
-            if last and torn_tail:
-                event("embedded_torn_journal_line", logging.WARNING, path=str(path), line=number)
-                return
             raise CorruptStore(f"{path} line {number} is damaged ({err}); the store was not opened") from None
+        end += len(line) + 1
+        yield int(entry["tx"]), operations, end
 
 
 def _snapshot_bytes(graph: PropertyGraph, tx: int) -> bytes:

@@ -23,6 +23,7 @@ import numpy as np
 from ... import validation
 from ...embedding import canonical_model
 from ...errors import EvolutionConflict, InvalidInput, NoteNotFound, SchemaMismatch
+from ...log import event
 from ...models import (
     LINK_TYPES,
     Evolution,
@@ -96,7 +97,10 @@ class EmbeddedStore(EmbeddedTiers, EmbeddedAttached, EmbeddedAdmin):
             with self.graph.transaction():
                 result = work()
             if self._folder.checkpoint_due():
-                self._folder.save(self.graph)
+                try:
+                    self._folder.save(self.graph)
+                except OSError as err:  # the write is committed (journaled); the snapshot can wait
+                    event("embedded_checkpoint_failed", path=self.location, error=str(err))
             return result
 
     def _note(self, tenant: str, note_id: str) -> Node | None:
@@ -230,8 +234,7 @@ class EmbeddedStore(EmbeddedTiers, EmbeddedAttached, EmbeddedAdmin):
         }
         node = self.graph.create_node(["Note"], props)
         if row["session"] is not None:
-            chained = [n for n in self.graph.labelled("Note", tenant) if n.props.get("session") == row["session"]
-                       and n.props.get("seq") is not None]
+            chained = [n for n in self.graph.in_session("Note", tenant, row["session"]) if n.props.get("seq") is not None]
             last = max(chained, key=lambda n: n.props["seq"], default=None)
             self.graph.set(node, session=row["session"], seq=(last.props["seq"] if last else 0) + 1)
             if last is not None:
@@ -485,8 +488,7 @@ class EmbeddedStore(EmbeddedTiers, EmbeddedAttached, EmbeddedAdmin):
 
     def session_tail(self, tenant: str, session: str, n: int) -> list[Note]:
         def work() -> list[Note]:
-            chained = [x for x in self.graph.labelled("Note", tenant)
-                       if x.props.get("session") == session and x.props.get("seq") is not None]
+            chained = [x for x in self.graph.in_session("Note", tenant, session) if x.props.get("seq") is not None]
             chained.sort(key=lambda x: x.props["seq"])
             return [self._to_note(x) for x in chained[-n:]] if n > 0 else []
 
@@ -654,7 +656,9 @@ class EmbeddedStore(EmbeddedTiers, EmbeddedAttached, EmbeddedAdmin):
         """Write a snapshot if anything was committed since the last one (the journal holds it meanwhile),
         and let the folder go. Closing twice is harmless."""
         with self._lock:
-            if self._folder.is_open and self._folder.unsaved():
-                self._folder.save(self.graph)
-            self._folder.close()
+            try:
+                if self._folder.is_open and self._folder.unsaved():
+                    self._folder.save(self.graph)
+            finally:
+                self._folder.close()
 

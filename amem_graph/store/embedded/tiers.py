@@ -65,9 +65,8 @@ class EmbeddedTiers:
                 return owner
         return None
 
-    def _pages_of(self, tenant: str, session_id: str | None = None) -> list[Node]:
-        pages = [p for p in self.graph.labelled("Page", tenant) if session_id is None or p.props["session_id"] == session_id]
-        return sorted(pages, key=lambda p: p.props["seq"])
+    def _pages_of(self, tenant: str, session_id: str) -> list[Node]:
+        return sorted(self.graph.in_session("Page", tenant, session_id), key=lambda p: p.props["seq"])
 
     def _by_id(self, label: str, tenant: str, item_id: str) -> Node | None:
         node = self.graph.unique(label, id=item_id)
@@ -98,7 +97,7 @@ class EmbeddedTiers:
             before = self._neighbours(page, "in", 1)
             chain = self._owner(page, "Chain")
             window = tuple((p.props.get("user_text") or "", p.props.get("assistant_text") or "") for p in [*before, page])
-            return LastPage(self._page(page), np.asarray(page.props["embedding"], dtype=np.float32),
+            return LastPage(self._page(page), np.array(page.props["embedding"], dtype=np.float32),
                             tuple(chain.props.get("keywords") or ()) if chain else (), window)
 
         return self._read(work)
@@ -141,7 +140,7 @@ class EmbeddedTiers:
         def work() -> list[tuple[Page, np.ndarray]]:
             stm = [p for p in self._pages_of(tenant, session_id) if p.props.get("tier") == "stm"]
             older = stm[: max(0, len(stm) - capacity)]
-            return [(self._page(p, segment=False), np.asarray(p.props["embedding"], dtype=np.float32)) for p in older]
+            return [(self._page(p, segment=False), np.array(p.props["embedding"], dtype=np.float32)) for p in older]
 
         return self._read(work)
 
@@ -235,7 +234,7 @@ class EmbeddedTiers:
             s = self._by_id("Segment", tenant, segment_id)
             if s is None or s.props.get("archived_at") is not None:
                 return None
-            return SegmentState(np.asarray(s.props["embedding"], dtype=np.float32), tuple(s.props.get("keywords") or ()),
+            return SegmentState(np.array(s.props["embedding"], dtype=np.float32), tuple(s.props.get("keywords") or ()),
                                 tuple(int(c) for c in s.props.get("keyword_counts") or ()), s.props.get("summary") or "",
                                 int(s.props.get("pages", 0)))
 
@@ -370,7 +369,7 @@ class EmbeddedTiers:
             rows.sort(key=lambda r: (-(r[3] or 0.0), r[0].props["kind"], r[0].props["created_at"]))
             return [
                 (fact_from_record(f.props, pages, segments), cosine,
-                 np.asarray(f.props["embedding"], dtype=np.float32) if with_embedding and f.props.get("embedding") is not None else None)
+                 np.array(f.props["embedding"], dtype=np.float32) if with_embedding and f.props.get("embedding") is not None else None)
                 for f, pages, segments, cosine in rows[:limit]
             ]
 
@@ -382,12 +381,17 @@ class EmbeddedTiers:
                    for f in facts}
 
         def work() -> list[str]:
+            # As the Neo4j store: every reinforcement, then every creation, then archiving.
             s = self._by_id("Segment", tenant, segment_id)
             for f in facts:
-                page = self._by_id("Page", tenant, f.page_id)
                 if f.existing_id is not None:
-                    self._reinforce(tenant, f, s, page, now)
-                elif s is not None and page is not None:
+                    self._reinforce(tenant, f, s, self._by_id("Page", tenant, f.page_id), now)
+            created = [f for f in facts if f.existing_id is None]
+            if created and self.graph.unique("Persona", tenant=tenant) is None:
+                self.graph.create_node(["Persona"], {"tenant": tenant, "created_at": now})
+            for f in created:
+                page = self._by_id("Page", tenant, f.page_id)
+                if s is not None and page is not None:
                     self._create_fact(tenant, f, vectors[id(f)], s, page, now)
             return self._archive_facts(tenant, capacity, now)
 
@@ -406,8 +410,8 @@ class EmbeddedTiers:
                 self.graph.create_rel("DERIVED_FROM", fact, target)
 
     def _create_fact(self, tenant: str, f: FactWrite, vector: np.ndarray | None, segment: Node, page: Node, now: datetime) -> None:
-        persona = self.graph.unique("Persona", tenant=tenant) or self.graph.create_node(
-            ["Persona"], {"tenant": tenant, "created_at": now})
+        persona = self.graph.unique("Persona", tenant=tenant)
+        assert persona is not None  # made by write_facts first
         fact = self.graph.create_node(["Fact"], {
             "id": f.id or str(uuid.uuid4()), "tenant": tenant, "kind": f.kind, "text": f.text, "confidence": f.confidence,
             "mentions": 1, "uses": 0, "assistant": f.assistant, "analysis": f.analysis, "model": f.model,
