@@ -173,3 +173,16 @@ def test_bench_langchain_times_every_path_and_cleans_up(cli_env: dict[str, str],
     assert len(data["ratio_p50"]) == 6 and data["tenants"] is None
     with AgenticMemory(settings) as memory:  # every benchmark tenant deleted
         assert not [t for t in memory.store.keyed_tenants() if t.startswith("bench-lc-")]
+
+
+@pytest.mark.slow
+def test_bench_ingest_on_both_stores_side_by_side(cli_env: dict[str, str], tmp_path) -> None:
+    env = {**cli_env, "AMEM_DATA_DIR": str(tmp_path / "embedded")}
+    result = CliRunner().invoke(app, ["bench", "ingest", "--n", "200", "--chunk", "100", "--queries", "10",
+                                      "--store", "both"], env=env, catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    stores = json.loads(result.stdout)["stores"]
+    assert {name: data["store"] for name, data in stores.items()} == {"neo4j": "neo4j", "embedded": "embedded"}
+    assert all(data["n"] == 200 and data["knn_ms"]["n"] == 10 for data in stores.values())
+    refused = CliRunner().invoke(app, ["bench", "ingest", "--store", "sqlite"], env=env)
+    assert refused.exit_code == 3

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -21,7 +22,8 @@ from .notes import memory
 
 app = typer.Typer(help="Benchmarks; each prints JSON (and writes it to --json PATH).")
 StoreOption = Annotated[
-    str | None, typer.Option("--store", help="neo4j or embedded [default: as configured, AMEM_STORE / NEO4J_URI]")
+    str | None,
+    typer.Option("--store", help="neo4j, embedded, or both (one after the other, side by side) [default: as configured]"),
 ]
 
 
@@ -29,10 +31,22 @@ def _memory(store: str | None) -> AgenticMemory:
     """A memory on the store asked for (the configured one by default)."""
     settings = Settings.from_env()
     if store is not None:
-        if store not in ("neo4j", "embedded"):
-            raise InvalidInput(f"--store must be neo4j or embedded, got {store!r}")
         settings = replace(settings, store=store)
     return AgenticMemory(settings)
+
+
+def _on_stores(store: str | None, bench: Callable[[AgenticMemory], dict[str, Any]]) -> dict[str, Any]:
+    """`bench` on the store asked for, or on each store in turn with both results side by side."""
+    if store not in (None, "neo4j", "embedded", "both"):
+        raise InvalidInput(f"--store must be neo4j, embedded or both, got {store!r}")
+    if store != "both":
+        with _memory(store) as mem:
+            return bench(mem)
+    results = {}
+    for kind in ("neo4j", "embedded"):
+        with _memory(kind) as mem:
+            results[kind] = bench(mem)
+    return {"stores": results}
 
 
 @app.command()
@@ -47,8 +61,7 @@ def ingest(
     store: StoreOption = None,
 ) -> None:
     """Bulk-ingest throughput vs embedding alone (same run), and k-NN latency without query embedding."""
-    with _memory(store) as mem:
-        result = ingest_bench.run(mem, n, chunk=chunk, queries=queries, k=k, keep=keep)
+    result = _on_stores(store, lambda mem: ingest_bench.run(mem, n, chunk=chunk, queries=queries, k=k, keep=keep))
     if json_out:
         json_out.write_text(json.dumps(result, indent=2) + "\n")
     print_json(result)
@@ -126,11 +139,10 @@ def locomo(
     except ValueError:
         raise InvalidInput(f"--k must be comma-separated integers, got {k!r}") from None
     names = [c.strip() for c in conversations.split(",") if c.strip()] if conversations else None
-    with _memory(store) as mem:
-        result = locomo_recall.run(
-            mem, data, conversations=names, ks=budgets, hops=hops, prefix=prefix, ablations=ablations,
-            limit=questions, qa=qa, turns=turns, mode=mode,
-        )
+    result = _on_stores(store, lambda mem: locomo_recall.run(
+        mem, data, conversations=names, ks=budgets, hops=hops, prefix=prefix, ablations=ablations,
+        limit=questions, qa=qa, turns=turns, mode=mode,
+    ))
     if json_out:
         json_out.write_text(json.dumps(result, indent=2) + "\n")
     print_json(result)
