@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from .embedding import Embedder, composite_text
-from .store.neo4j import Neo4jStore
+from .store.base import MemoryStore
 from .tiers.analysis import embedded_text
 
 BATCH = 256
@@ -21,7 +21,7 @@ def _text(kind: str, row: dict) -> str:
     return row["text"]
 
 
-def consolidate(store: Neo4jStore, embedder: Embedder, *, on_batch: Callable[[str, int], None] | None = None) -> dict[str, int]:
+def consolidate(store: MemoryStore, embedder: Embedder, *, on_batch: Callable[[str, int], None] | None = None) -> dict[str, int]:
     """Re-embed everything with `embedder` and rebuild the index; returns how many of each kind."""
     store.begin_consolidation(embedder.model_name, embedder.dimension)
     counts: dict[str, int] = {}

@@ -158,3 +158,29 @@ def test_a_transaction_that_cannot_be_journaled_is_undone(tmp_path: Path) -> Non
     reopened = Folder(tmp_path)
     assert reopened.open().unique("Note", id="a").props["context"] == "stored"
     reopened.close()
+
+
+def test_consolidation_re_embeds_the_embedded_store(tmp_path: Path, settings) -> None:
+    from dataclasses import replace
+
+    from amem_graph import AgenticMemory
+    from amem_graph.consolidate import consolidate
+    from amem_graph.errors import SchemaMismatch
+    from amem_graph.store.embedded.store import EmbeddedStore
+
+    store = EmbeddedStore(tmp_path)
+    local = replace(settings, store="embedded")
+    with AgenticMemory(local, tenant="t", store=store) as memory:
+        note = memory.add("Ines restores old bicycles in her garage.")
+        memory.add_turn("I restore old bicycles.", "Nice hobby!", session_id="s1")
+        before = memory.get(note.id, with_embedding=True).embedding
+        store.begin_consolidation("another/model", 8)  # as a different model would have left it
+        with pytest.raises(SchemaMismatch):
+            AgenticMemory(local, tenant="t", store=store, init_schema=False)
+        counts = consolidate(store, memory.embedder)
+        assert counts["notes"] == 1 and counts["pages"] == 1
+        again = AgenticMemory(local, tenant="t", store=store)
+        after = again.get(note.id, with_embedding=True).embedding
+        assert after is not None and before is not None and np.dot(after, before) > 0.999
+        assert again.search("bicycles", k=1)[0].note.id == note.id
+    store.close()

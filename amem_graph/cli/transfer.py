@@ -76,7 +76,7 @@ def consolidate(yes: Annotated[bool, typer.Option("--yes", "-y", help="Do not as
         typer.confirm(f"Re-embed the whole database with {embedder.model_name} ({embedder.dimension} dimensions)?", abort=True)
     store = open_store(settings)
     try:
-        counts = consolidation.consolidate(store, embedder)  # type: ignore[arg-type]
+        counts = consolidation.consolidate(store, embedder)
     finally:
         store.close()
     console.print("Re-embedded " + ", ".join(f"{n} {kind}" for kind, n in counts.items())

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Literal, Protocol
@@ -391,5 +391,30 @@ class AttachmentStore(Protocol):
         """Which of `note_ids` another tenant holds."""
 
 
-class MemoryStore(NoteStore, TierStore, AttachmentStore, Protocol):
-    """What the engine runs on: notes, the MemoryOS tiers and adapters' attachments, in one database."""
+class AdminStore(Protocol):
+    """Whole-tenant and whole-database work: export / import (the same records from either store, so a
+    tenant moves between them unchanged) and re-embedding after a model change."""
+
+    def export_records(self, tenant: str, page: int = 2_000) -> Iterator[dict[str, Any]]:
+        """Every node, then every relationship, of one tenant, as JSON-ready records (see transfer.py)."""
+
+    def import_records(
+        self, tenant: str, nodes: Sequence[dict[str, Any]], relationships: Sequence[dict[str, Any]], batch: int = 1_000
+    ) -> tuple[int, int]:
+        """Create an exported tenant all or nothing; the tenant must hold nothing yet."""
+
+    def begin_consolidation(self, model: str, dimension: int) -> None:
+        """Mark the database as the new model's (Neo4j also drops the vector index of the old dimension)."""
+
+    def embedding_texts(self, kind: str, after: str, limit: int) -> list[dict[str, Any]]:
+        """A page of notes, pages or facts (every tenant), by id, with the fields their vectors come from."""
+
+    def write_embeddings(self, kind: str, rows: Sequence[tuple[str, np.ndarray]]) -> None: ...
+
+    def segment_centroids(self) -> int:
+        """Each segment's vector again, as the mean of its pages' new ones; returns how many."""
+
+
+class MemoryStore(NoteStore, TierStore, AttachmentStore, AdminStore, Protocol):
+    """What the engine runs on: notes, the MemoryOS tiers, adapters' attachments and admin work, in one
+    database."""
