@@ -56,6 +56,7 @@ class PropertyGraph:
         self._unique: dict[tuple[str, tuple[str, ...]], dict[tuple[Any, ...], int]] = {u: {} for u in UNIQUE}
         self._journal: list[tuple[Op, Callable[[], None]]] | None = None
         self.touched: set[int] = set()  # nodes changed since the derived indexes last caught up
+        self.vector_versions: dict[tuple[str, Any], int] = {}  # (label, tenant) → changes to its embeddings
         self.on_commit: Callable[[list[Op]], None] | None = None
 
     # -- reading ----------------------------------------------------------------------------------
@@ -95,6 +96,7 @@ class PropertyGraph:
         self.next_key = max(self.next_key, node.key + 1)
         self.nodes[node.key] = node
         self._index(node, add=True)
+        self._vectors_changed(node)
         return node
 
     def set(self, node: Node, **props: Any) -> None:
@@ -105,6 +107,8 @@ class PropertyGraph:
         self._index(node, add=False)
         self._assign(node.props, props)
         self._index(node, add=True)
+        if "embedding" in props or "tenant" in props:
+            self._vectors_changed(node)
 
     def set_rel(self, rel: Rel, **props: Any) -> None:
         old = {k: rel.props.get(k) for k in props}
@@ -210,18 +214,27 @@ class PropertyGraph:
                 elif index.get(value) == node.key:
                     del index[value]
 
+    def _vectors_changed(self, node: Node) -> None:
+        """A node with an embedding came, went or got a new one: cached matrices of its tenant are stale."""
+        for label in node.labels:
+            key = (label, node.props.get("tenant"))
+            self.vector_versions[key] = self.vector_versions.get(key, 0) + 1
+
     def _drop_node(self, node: Node) -> None:
         self._index(node, add=False)
+        self._vectors_changed(node)
         self.nodes.pop(node.key, None)
 
     def _restore_node(self, node: Node, old: dict[str, Any]) -> None:
         self._index(node, add=False)
         self._assign(node.props, old)
         self._index(node, add=True)
+        self._vectors_changed(node)
 
     def _restore_node_whole(self, node: Node) -> None:
         self.nodes[node.key] = node
         self._index(node, add=True)
+        self._vectors_changed(node)
 
     def _drop_rel(self, rel: Rel) -> None:
         self.nodes[rel.start].out.discard(rel.key)

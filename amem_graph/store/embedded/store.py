@@ -85,6 +85,7 @@ class EmbeddedStore(EmbeddedTiers, EmbeddedAttached, EmbeddedAdmin):
         self.graph: PropertyGraph = self._folder.open()
         self._fulltext = FulltextIndex(TEXT_FIELDS)
         self._page_text = FulltextIndex(PAGE_FIELDS)
+        self._vectors: dict[str, tuple[int, list[int], np.ndarray]] = {}  # tenant → (version, keys, unit rows)
 
     # -- plumbing ---------------------------------------------------------------------------------
 
@@ -511,17 +512,35 @@ class EmbeddedStore(EmbeddedTiers, EmbeddedAttached, EmbeddedAdmin):
         query = np.asarray(validation.vector(vector, self._require_dimension(), "query vector"), dtype=np.float32)
 
         def work() -> list[tuple[Note, float]]:
-            nodes = [n for n in self.graph.labelled("Note", tenant)
-                     if n.props.get("embedding") is not None and _passes(n.props, filters)]
-            if not nodes:
+            keys, matrix = self._note_vectors(tenant)
+            if not keys:
                 return []
-            matrix = np.vstack([n.props["embedding"] for n in nodes])
-            cosine = matrix @ query / (np.linalg.norm(matrix, axis=1) * np.linalg.norm(query) + 1e-12)
-            scores = (1.0 + cosine) / 2.0  # as Neo4j's cosine similarity: in [0, 1]
-            order = sorted(range(len(nodes)), key=lambda i: (-scores[i], nodes[i].props["id"]))[:k]
-            return [(self._to_note(nodes[i]), float(scores[i])) for i in order]
+            scores = (1.0 + matrix @ (query / (np.linalg.norm(query) + 1e-12))) / 2.0  # as Neo4j's: in [0, 1]
+            found = []
+            for i in np.argsort(-scores, kind="stable"):  # ties in id order, as the matrix rows are
+                node = self.graph.nodes.get(keys[i])
+                if node is not None and _passes(node.props, filters):
+                    found.append((self._to_note(node), float(scores[i])))
+                    if len(found) == k:
+                        break
+            return found
 
         return self._read(work)
+
+    def _note_vectors(self, tenant: str) -> tuple[list[int], np.ndarray]:
+        """The tenant's note keys (in id order) and their unit vectors, rebuilt only after an embedding of the
+        tenant changed (not on every access count, version or link)."""
+        version = self.graph.vector_versions.get(("Note", tenant), 0)
+        cached = self._vectors.get(tenant)
+        if cached is None or cached[0] != version:
+            nodes = sorted((n for n in self.graph.labelled("Note", tenant) if n.props.get("embedding") is not None),
+                           key=lambda n: n.props["id"])
+            matrix = np.vstack([n.props["embedding"] for n in nodes]) if nodes else np.zeros((0, 1), dtype=np.float32)
+            if nodes:
+                matrix = matrix / (np.linalg.norm(matrix, axis=1, keepdims=True) + 1e-12)
+            cached = (version, [n.key for n in nodes], matrix.astype(np.float32))
+            self._vectors[tenant] = cached
+        return cached[1], cached[2]
 
     def fulltext_search(
         self, tenant: str, query: str, k: int, *, filters: SearchFilter = NO_FILTER,
