@@ -66,6 +66,10 @@ class PropertyGraph:
         keys = self._by_label.get(label, ()) if tenant is None else self._by_tenant.get((label, tenant), ())
         return (self.nodes[k] for k in list(keys))
 
+    def labels(self) -> list[str]:
+        """Every label a node has now or had."""
+        return list(self._by_label)
+
     def in_session(self, label: str, tenant: Any, session: Any) -> list[Node]:
         """A tenant's notes of a `session` (or pages of a `session_id`), in no order."""
         return [self.nodes[k] for k in self._by_session.get((label, tenant, session), ())]

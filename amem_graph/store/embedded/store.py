@@ -639,7 +639,7 @@ class EmbeddedStore(EmbeddedTiers, EmbeddedAttached, EmbeddedAdmin):
 
     def delete_tenant(self, tenant: str) -> int:
         def work() -> int:
-            doomed = {n.key for label in list(self.graph._by_label) for n in self.graph.labelled(label, tenant)}
+            doomed = {n.key for label in self.graph.labels() for n in self.graph.labelled(label, tenant)}
             for key in doomed:
                 self.graph.delete_node(self.graph.nodes[key])
             return len(doomed)
