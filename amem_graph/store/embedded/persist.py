@@ -20,7 +20,7 @@ import json
 import logging
 import os
 import zipfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import IO, Any
 
@@ -52,14 +52,6 @@ def _decode(value: Any) -> Any:
     return from_json(value)
 
 
-def _props_out(props: dict[str, Any]) -> dict[str, Any]:
-    return {k: _encode(v) for k, v in props.items()}
-
-
-def _props_in(props: dict[str, Any]) -> dict[str, Any]:
-    return {k: _decode(v) for k, v in props.items()}
-
-
 class Folder:
     """The files of one embedded store; `open()` takes the lock and loads the graph."""
 
@@ -89,7 +81,7 @@ class Folder:
         cut back to where it was and the error raised (the graph then undoes the transaction)."""
         if self._journal_file is None:
             raise StoreUnavailable(f"the embedded store in {self.path} is closed")
-        body = json.dumps([_op_out(op) for op in ops], separators=(",", ":"))
+        body = json.dumps([_op_with(op, _encode) for op in ops], separators=(",", ":"))
         line = json.dumps({"tx": self.tx + 1, "sha256": hashlib.sha256(body.encode()).hexdigest(), "ops": body})
         start = self._journal_file.tell()
         try:
@@ -179,26 +171,11 @@ class Folder:
         return graph
 
 
-def _op_out(op: Op) -> Op:
-    kind = op[0]
-    if kind == "node":
-        return [kind, op[1], op[2], _props_out(op[3])]
-    if kind in ("set", "set_rel"):
-        return [kind, op[1], _props_out(op[2])]
-    if kind == "rel":
-        return [kind, *op[1:5], _props_out(op[5])]
-    return op
-
-
-def _op_in(op: Op) -> Op:
-    kind = op[0]
-    if kind == "node":
-        return [kind, op[1], op[2], _props_in(op[3])]
-    if kind in ("set", "set_rel"):
-        return [kind, op[1], _props_in(op[2])]
-    if kind == "rel":
-        return [kind, *op[1:5], _props_in(op[5])]
-    return op
+def _op_with(op: Op, convert: Callable[[Any], Any]) -> Op:
+    """An operation with each value of its properties (always its last element) converted."""
+    if op[0] not in ("node", "set", "set_rel", "rel"):
+        return op
+    return [*op[:-1], {name: convert(value) for name, value in op[-1].items()}]
 
 
 def _journal_entries(path: Path) -> Iterator[tuple[int, list[Op], int]]:
@@ -220,7 +197,7 @@ def _journal_entries(path: Path) -> Iterator[tuple[int, list[Op], int]]:
             body = entry["ops"]
             if hashlib.sha256(body.encode()).hexdigest() != entry["sha256"]:
                 raise ValueError("checksum mismatch")
-            operations = [_op_in(op) for op in json.loads(body)]
+            operations = [_op_with(op, _decode) for op in json.loads(body)]
         except (ValueError, KeyError, TypeError) as err:
             raise CorruptStore(f"{path} line {number} is damaged ({err}); the store was not opened") from None
         end += len(line) + 1
