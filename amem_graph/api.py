@@ -3,25 +3,30 @@ and their context through the MemoryOS tiers (`add_turn`, `context_for`, `respon
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import replace
 from datetime import datetime
+from functools import partial
 from typing import Any
 
 import numpy as np
 
-from . import validation
+from . import schema, validation
+from .admin import Admin
+from .attachments import Attachments
 from .embedding import Embedder, composite_text
-from .errors import AmemError, EvolutionConflict, InvalidInput, LLMNotConfigured
-from .evolution import Evolver
+from .errors import EvolutionConflict, InvalidInput, LLMNotConfigured, NoteNotFound
+from .evolution import Evolver, identity, revise_if_current
 from .llm import Analyser, HeuristicAnalyser, LLMAnalyser, LLMClient
 from .log import event
 from .models import Link, Note, NoteChanges, NoteHistory, NoteInput, Page, SearchFilter, SearchHit
-from .retrieval import MODES, Mode, Retriever, format_context
+from .retrieval import MODES, Mode, Retriever, Tuning, format_context
 from .settings import Settings
 from .store import MemoryStore, StoreStats, open_store
-from .store.base import MAX_HOPS
+from .store.base import MAX_HOPS, NoteRevision
+from .store.records import note_row
 from .tiers import HeuristicTierAnalyser, LLMTierAnalyser, MemoryTiers, TierContext
 
 MAX_K = 1_000
@@ -43,36 +48,41 @@ class AgenticMemory:
         store: MemoryStore | None = None,
         embedder: Embedder | None = None,
         analyser: Analyser | None = None,
+        tuning: Tuning | None = None,
         init_schema: bool = True,
     ) -> None:
         """Without an `analyser`, an LLM analyser when one is configured (AMEM_LLM_BASE_URL or
         AMEM_LLM_API_KEY), else the offline heuristic one. A `store` passed in stays open on `close()`:
-        it is the caller's (several memories may share one)."""
+        it is the caller's (several memories may share one). `tuning` (else the settings') says how search
+        ranks."""
         self.settings = settings or Settings.from_env()
         self.tenant = validation.tenant(self.settings.tenant if tenant is None else tenant)
         self.embedder = embedder or Embedder(self.settings.embedding_model, self.settings.embedding_batch_size)
         self._own_store = store is None  # a store passed in is the caller's to close
-        self.store = store or open_store(self.settings)
+        self._store: MemoryStore = store or open_store(self.settings)
         try:
-            check = self.store.ensure_schema if init_schema else self.store.check_schema
-            check(self.embedder.model_name, self.embedder.dimension)
+            if init_schema:
+                schema.ensure(self._store, self.embedder.model_name, self.embedder.dimension)
+            else:
+                schema.check(self._store, self.embedder.model_name, self.embedder.dimension)
         except BaseException:
             if self._own_store:
-                self.store.close()
+                self._store.close()
             raise
         self._own_llm = LLMClient(self.settings.llm) if analyser is None and self.settings.llm.configured else None
         self.analyser: Analyser = analyser or (LLMAnalyser(self._own_llm) if self._own_llm else HeuristicAnalyser())
-        self.evolver = Evolver(self.store, self.embedder, self.analyser, self.settings)
-        self.retriever = Retriever(self.store, self.embedder)
+        self._evolver = Evolver(self._store, self.embedder, self.analyser, self.settings)
+        self._retriever = Retriever(self._store, self.embedder, tuning or self.settings.tuning)
         client = self.llm
         self.tiers = MemoryTiers(
-            self.store, self.embedder, self.evolver,
+            self._store, self.embedder, self._evolver,
             LLMTierAnalyser(client, HeuristicTierAnalyser(self.settings.tiers.continuity)) if client
             else HeuristicTierAnalyser(self.settings.tiers.continuity),
-            self.settings.tiers, search=self.search, speakers=self.retriever.speakers, tenant_of=self._tenant, llm=client,
+            self.settings.tiers, retriever=self._retriever, tenant=self.tenant, llm=client,
             max_chars=self.settings.max_content_chars,
         )
-        self._access = ThreadPoolExecutor(max_workers=1, thread_name_prefix="amem-access")
+        self.admin = Admin(self._store, self.embedder, self.tenant)
+        self.attachments = Attachments(self._store)
 
     # -- writing ---------------------------------------------------------------------------------
 
@@ -105,8 +115,8 @@ class AgenticMemory:
             None,
         )
         tenant = self._tenant(tenant)
-        note = self.get(self.evolver.add(tenant, item).note_id, tenant=tenant)
-        self.retriever.heard(tenant, note.speaker)
+        note = self.get(self._evolver.add(tenant, item).note_id, tenant=tenant)
+        self._retriever.heard(tenant, note.speaker)
         return note
 
     def add_many(
@@ -166,7 +176,7 @@ class AgenticMemory:
         self, tenant: str, batch: Sequence[NoteInput]
     ) -> tuple[dict[int, str], list[NoteInput], np.ndarray]:
         """Find repeats (not embedded again) and embed the rest."""
-        known = self.store.existing(tenant, batch)
+        known = self.existing(batch, tenant=tenant)
         fresh = [note for i, note in enumerate(batch) if i not in known]
         vectors = self.embedder.embed([composite_text(n.content, n.context, n.keywords, n.tags) for n in fresh])
         return known, fresh, vectors
@@ -175,12 +185,24 @@ class AgenticMemory:
         self, tenant: str, batch: Sequence[NoteInput], known: dict[int, str], fresh: list[NoteInput],
         vectors: np.ndarray,
     ) -> list[str]:
-        created = iter(self.store.add_notes(tenant, fresh, vectors, analysis="none", model=None))
-        return [known[i] if i in known else next(created) for i in range(len(batch))]
+        dimension = self.embedder.dimension
+        rows = [note_row(n, vector, "none", None, dimension) for n, vector in zip(fresh, vectors, strict=True)]
+        created = iter(self._store.write(tenant, lambda tx: tx.create_notes(rows)) if rows else [])
+        return [known[i] if i in known else next(created)[0] for i in range(len(batch))]
+
+    def existing(self, notes: Sequence[NoteInput], *, tenant: str | None = None) -> dict[int, str]:
+        """Positions in `notes` that the tenant already holds (same source and content), with their ids."""
+        keys = [identity(note) for note in notes]
+        return self._store.read(self._tenant(tenant), lambda tx: tx.identities(keys)) if keys else {}
 
     def get(self, note_id: str, *, tenant: str | None = None, with_embedding: bool = False) -> Note:
         """One note with its links (both directions); the embedding only when asked for."""
-        return self.store.get_note(self._tenant(tenant), validation.note_id(note_id), with_embedding=with_embedding)
+        tenant = self._tenant(tenant)
+        note_id = validation.note_id(note_id)
+        note = self._store.read(tenant, lambda tx: tx.note(note_id, with_embedding=with_embedding))
+        if note is None:
+            raise NoteNotFound(f"no note {note_id!r} in tenant {tenant!r}")
+        return note
 
     def update(
         self,
@@ -226,10 +248,11 @@ class AgenticMemory:
                 embedding = self.embedder.embed_one(
                     composite_text(merged["content"], merged["context"] or "", merged["keywords"] or (), merged["tags"] or ())
                 )
+            revision = NoteRevision(
+                current.id, values, reason, None if embedding is None else validation.vector(embedding, self.embedder.dimension)
+            )
             try:
-                self.store.update_note(
-                    tenant, current.id, values, reason=reason, embedding=embedding, expected_version=current.version
-                )
+                self._store.write(tenant, partial(revise_if_current, revision=revision, expected_version=current.version))
                 break
             except EvolutionConflict:
                 if attempt == attempts:
@@ -239,7 +262,13 @@ class AgenticMemory:
     def delete(self, note_id: str, *, tenant: str | None = None) -> None:
         """Delete a note with its links, its versions and the evolutions it alone was part of; a fact it
         alone superseded becomes valid again."""
-        self.store.delete_note(self._tenant(tenant), validation.note_id(note_id))
+        tenant = self._tenant(tenant)
+        note_id = validation.note_id(note_id)
+        restored = self._store.write(tenant, lambda tx: tx.delete_note(note_id))
+        if restored is None:
+            raise NoteNotFound(f"no note {note_id!r} in tenant {tenant!r}")
+        if restored:
+            event("facts_restored", logging.INFO, deleted=note_id, restored=restored)
 
     def link(
         self,
@@ -261,7 +290,11 @@ class AgenticMemory:
         )
         if link.source_id == link.target_id:
             raise InvalidInput("a note cannot link to itself")
-        return self.store.add_link(self._tenant(tenant), link)
+        tenant = self._tenant(tenant)
+        made = self._store.write(tenant, lambda tx: tx.link([link], None))
+        if not made:
+            raise NoteNotFound(f"cannot link {link.source_id!r} to {link.target_id!r}: both must be notes of {tenant!r}")
+        return made[0]
 
     # -- reading ---------------------------------------------------------------------------------
 
@@ -269,7 +302,7 @@ class AgenticMemory:
         """Notes newest first."""
         if not 1 <= limit <= MAX_K or offset < 0:
             raise InvalidInput(f"limit must be 1-{MAX_K} and offset at least 0")
-        return self.store.list_notes(self._tenant(tenant), limit=limit, offset=offset)
+        return self._store.read(self._tenant(tenant), lambda tx: tx.list_notes(limit=limit, offset=offset))
 
     def search(
         self,
@@ -307,25 +340,12 @@ class AgenticMemory:
             raise InvalidInput(
                 f"after ({filters.after.isoformat()}) must be earlier than before ({filters.before.isoformat()})"
             )
-        hits = self.retriever.search(tenant, query, k=k, hops=hops, mode=mode, filters=filters)
-        self._record_access(tenant, [hit.note.id for hit in hits])
-        return hits
+        return self._retriever.search(tenant, query, k=k, hops=hops, mode=mode, filters=filters)
 
     def context(self, query: str, *, k: int = 5, hops: int = 2, tenant: str | None = None, **filters: Any) -> str:
         """The notes `search` finds, as a prompt block: each memory with its time and context, and for a
         note reached through the graph, the link that led to it (A-Mem's "memory + linked memories")."""
         return format_context(self.search(query, k=k, hops=hops, tenant=tenant, **filters))
-
-    def _record_access(self, tenant: str, note_ids: list[str]) -> None:
-        """Count the retrieval on a background thread: the caller has its answer already."""
-        if note_ids:
-            self._access.submit(self._write_access, tenant, note_ids)
-
-    def _write_access(self, tenant: str, note_ids: list[str]) -> None:
-        try:
-            self.store.record_access(tenant, note_ids)
-        except AmemError as err:  # a lost count is not worth failing anything for; say so
-            event("access_not_recorded", tenant=tenant, notes=len(note_ids), error=str(err))
 
     # -- dialogue (MemoryOS tiers) ----------------------------------------------------------------
 
@@ -353,10 +373,8 @@ class AgenticMemory:
         newer notes that superseded it."""
         tenant = self._tenant(tenant)
         note = self.get(note_id, tenant=tenant)
-        return NoteHistory(
-            note, tuple(self.store.versions(tenant, note.id)), tuple(self.store.evolutions(tenant, note.id)),
-            tuple(self.store.superseded_by(tenant, note.id)),
-        )
+        versions, evolutions, superseded = self._store.read(tenant, lambda tx: tx.history(note.id))
+        return NoteHistory(note, tuple(versions), tuple(evolutions), tuple(superseded))
 
     def revert(self, note_id: str, version: int, *, tenant: str | None = None) -> Note:
         """Restore every field a note had at `version`, which analyser produced them included; the values
@@ -365,7 +383,8 @@ class AgenticMemory:
         note_id = validation.note_id(note_id)
         if isinstance(version, bool) or not isinstance(version, int):
             raise InvalidInput(f"version must be an integer, got {version!r}")
-        old = next((v for v in self.store.versions(tenant, note_id) if v.version == version), None)
+        versions = self._store.read(tenant, lambda tx: tx.history(note_id))[0]
+        old = next((v for v in versions if v.version == version), None)
         if old is None:
             current = self.get(note_id, tenant=tenant)  # NoteNotFound if the note itself is missing
             raise InvalidInput(f"note {note_id!r} has no version {version} (it is at version {current.version})")
@@ -393,17 +412,21 @@ class AgenticMemory:
             raise InvalidInput(f"limit must be 1-{MAX_K}")
         if note_ids is None:
             kinds = ["heuristic", "degraded", *(["none"] if include_unanalysed else [])]
-            ids = self.store.notes_by_analysis(tenant, kinds, limit)
+            ids = self._store.read(tenant, lambda tx: tx.notes_by_analysis(kinds, limit))
         else:
             ids = [self.get(i, tenant=tenant).id for i in note_ids]  # an unknown id fails before any work
-        return [i for i in ids if self.evolver.reanalyze(tenant, i) is not None]
+        return [i for i in ids if self._evolver.reanalyze(tenant, i) is not None]
 
     def stats(self, *, tenant: str | None = None) -> StoreStats:
         """Counts from the store, plus this process's LLM calls and tokens per operation."""
-        stats = self.store.stats(None if tenant is None else validation.tenant(tenant))
+        stats = self._store.stats(None if tenant is None else validation.tenant(tenant))
         return replace(stats, llm=self.llm.usage() if self.llm else {})
 
     # -- lifecycle -------------------------------------------------------------------------------
+
+    @property
+    def store(self) -> MemoryStore:  # TRANSITIONAL: removed once the CLI and tests use admin / attachments
+        return self._store
 
     @property
     def llm(self) -> LLMClient | None:
@@ -414,16 +437,16 @@ class AgenticMemory:
         return self.tenant if tenant is None else validation.tenant(tenant)
 
     def close(self) -> None:
-        self._access.shutdown(wait=True)
         self.tiers.close()
-        self.retriever.close()
+        self._retriever.close()
         if self._own_llm is not None:
             self._own_llm.close()
         if self._own_store:
-            self.store.close()
+            self._store.close()
 
     def __enter__(self) -> AgenticMemory:
         return self
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from . import schema
 from .embedding import Embedder, composite_text
 from .store.base import MemoryStore
 from .tiers.analysis import embedded_text
@@ -35,5 +36,5 @@ def consolidate(store: MemoryStore, embedder: Embedder, *, on_batch: Callable[[s
                 on_batch(kind, len(rows))
         counts[kind] = done
     counts["segments"] = store.segment_centroids()
-    store.ensure_schema(embedder.model_name, embedder.dimension, force=True)
+    schema.ensure(store, embedder.model_name, embedder.dimension, force=True)
     return counts

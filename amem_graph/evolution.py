@@ -3,24 +3,27 @@ candidates → one analysis → composite embeddings → one transaction that ke
 
 from __future__ import annotations
 
+import json
 import logging
 import uuid
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, dataclass, field, replace
 from datetime import datetime, timezone
+from typing import Any
 
 import numpy as np
 
+from . import validation
 from .embedding import Embedder, composite_text
-from .errors import EvolutionConflict
+from .errors import EvolutionConflict, NoteNotFound
 from .llm.analyser import Analyser
 from .llm.prompts import PROMPT_VERSION
 from .log import event
 from .models import LINK_TYPES, Link, Note, NoteAnalysis, NoteInput, SearchHit
 from .retrieval import Tuning, seeds
 from .settings import Settings
-from .store import NoteStore
-from .store.base import EvolutionOutcome, EvolutionWrite, Revision
+from .store.base import EvolutionRecord, LinkState, NoteRevision, NoteStore, NoteTx
+from .store.records import note_row
 from .text import split_speaker, without_stamp
 
 NEIGHBOURHOOD_TURNS = 2  # a note's neighbourhood: this many turns before and after it in its session
@@ -58,6 +61,131 @@ def candidate_text(content: str) -> str:
 
 
 @dataclass(frozen=True)
+class Revision:
+    """New derived fields for an existing note, valid only if the note is still at `expected_version`."""
+
+    id: str
+    expected_version: int
+    reason: str
+    embedding: np.ndarray | None  # None keeps the vector (a neighbourhood refresh changes no embedded field)
+    context: str | None = None
+    tags: tuple[str, ...] | None = None
+    keywords: tuple[str, ...] | None = None
+    analysis: str | None = None  # set when the note's own analysis is redone (reanalyze)
+    model: str | None = None
+    neighbourhood: str | None = None
+
+    def stored(self, dimension: int) -> NoteRevision:
+        """What the store writes: the fields that change (`content` never does: what was said stays), and the
+        model with the analysis that produced it."""
+        values: dict[str, Any] = {
+            name: value for name in ("context", "tags", "keywords", "neighbourhood", "analysis")
+            if (value := getattr(self, name)) is not None
+        }
+        if self.analysis is not None:
+            values["model"] = self.model
+        vector = None if self.embedding is None else validation.vector(self.embedding, dimension)
+        return NoteRevision(self.id, values, self.reason, vector)
+
+
+@dataclass(frozen=True)
+class EvolutionWrite:
+    """Everything one analysed add (or reanalysis) writes, in one transaction."""
+
+    id: str
+    trigger_id: str
+    note: NoteInput | None  # the new note, or None when the trigger already exists (reanalysis)
+    embedding: np.ndarray | None  # the new note's composite vector
+    neighbourhood: str  # the new note's session turns around it ('' without a session)
+    revisions: tuple[Revision, ...]
+    links: tuple[Link, ...]
+    contradictions: tuple[tuple[str, str, str], ...]  # (older note id, newer note id, reason)
+    analysis: str
+    model: str | None
+    prompt_version: str | None
+    prompt_tokens: int
+    completion_tokens: int
+    decision: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class EvolutionOutcome:
+    note_id: str
+    created: bool  # a new note was written (False for a repeat add, which writes nothing, and for reanalysis)
+    revised: tuple[tuple[str, int], ...] = ()  # (note id, version kept) per revision
+    decision: dict[str, Any] = field(default_factory=dict)
+
+
+def identity(note: NoteInput) -> tuple[str, str]:
+    """What makes a note a repeat in its tenant: its source ('' for none) and the hash of its content."""
+    return note.source or "", validation.content_hash(note.content)
+
+
+def apply_evolution(
+    tx: NoteTx, write: EvolutionWrite, *, dimension: int, link_budget: int, allow_stale: bool
+) -> EvolutionOutcome:
+    """Write an evolution under the tenant's lock: the note, the revisions still valid, links to notes that
+    exist, supersessions, the link budget and the Evolution node. Raises EvolutionConflict if a revised note
+    moved on since it was read, unless `allow_stale`, which skips those revisions (and records that); a
+    reanalysis whose own note moved on is never applied, since its analysis described another version."""
+    row = None
+    if write.note is not None:
+        if write.embedding is None:
+            raise ValueError("a new note needs its vector")
+        if known := tx.identities([identity(write.note)]):
+            return EvolutionOutcome(known[0], created=False)
+        row = note_row(write.note, write.embedding, write.analysis, write.model, dimension, write.neighbourhood)
+    current = tx.versions_of(sorted({r.id for r in write.revisions} | {link.target_id for link in write.links}))
+    stale = [r.id for r in write.revisions if current.get(r.id) != r.expected_version]
+    if stale and (not allow_stale or (row is None and write.trigger_id in stale)):
+        raise EvolutionConflict(stale)
+    if row is not None and not (created := tx.create_notes([row])[0])[1]:
+        return EvolutionOutcome(created[0], created=False)
+    revised = tx.revise([r.stored(dimension) for r in write.revisions if r.id not in stale], write.id)
+    links = [link for link in write.links if link.target_id in current]
+    tx.link(links, write.id)
+    known = current.keys() | {write.trigger_id}
+    tx.supersede([c for c in write.contradictions if {c[0], c[1]} <= known], write.id)
+    linked = sorted({write.trigger_id} | {link.target_id for link in links}) if links else []
+    dropped = _over_budget(tx.valid_links(linked), link_budget) if linked else []
+    tx.invalidate_links(dropped, "link budget", write.id)
+    decision = {
+        **write.decision, "skipped_stale": stale,
+        "link_budget_invalidated": [{"source_id": d.source_id, "target_id": d.target_id, "type": d.type} for d in dropped],
+    }
+    tx.record_evolution(EvolutionRecord(
+        write.id, write.trigger_id, write.analysis, write.model, write.prompt_version, json.dumps(decision, sort_keys=True),
+        write.prompt_tokens, write.completion_tokens, tuple(revised),
+    ))
+    return EvolutionOutcome(write.trigger_id, created=row is not None, revised=tuple(revised), decision=decision)
+
+
+def revise_if_current(tx: NoteTx, revision: NoteRevision, expected_version: int) -> None:
+    """A caller's change applies only to the version it was computed from (EvolutionConflict otherwise)."""
+    found = tx.versions_of([revision.id]).get(revision.id)
+    if found is None:
+        raise NoteNotFound(f"no note {revision.id!r} in tenant {tx.tenant!r}")
+    if found != expected_version:
+        raise EvolutionConflict([revision.id])
+    tx.revise([revision], None)
+
+
+def _over_budget(links: dict[str, list[LinkState]], budget: int) -> list[LinkState]:
+    """Past the budget, a note's weakest valid links (lowest confidence, then oldest) go; the notes are weighed
+    in id order, each without the links the ones before it dropped."""
+    dropped: dict[tuple[str, str, str], LinkState] = {}
+    for note_id in sorted(links):
+        valid = [s for s in links[note_id] if (s.source_id, s.target_id, s.type) not in dropped]
+        valid.sort(key=lambda s: (s.confidence, s.created_at is None, s.created_at or _EPOCH, s.source_id, s.target_id, s.type))
+        for weakest in valid[: max(0, len(valid) - budget)]:
+            dropped[(weakest.source_id, weakest.target_id, weakest.type)] = weakest
+    return list(dropped.values())
+
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
+
+
+@dataclass(frozen=True)
 class _Change:
     """A planned revision of an existing note; None leaves a field as it is."""
 
@@ -82,14 +210,15 @@ class Evolver:
         """Store a validated note with its analysis, links and neighbour evolution; a repeat returns the original.
         `neighbourhood` gives the turns around a note that has no session here (a page promoted from the
         tiers, whose dialogue order lives on its pages)."""
-        if known := self.store.existing(tenant, [note]):
+        if known := self.store.read(tenant, lambda tx: tx.identities([identity(note)])):
             return EvolutionOutcome(known[0], created=False)
         query = candidate_text(note.content)
         vector = self.embedder.embed_one(query)
+        session = note.session
 
         def plan() -> EvolutionWrite:
             hits = self._candidates(tenant, query, vector)
-            tail = self.store.session_tail(tenant, note.session, 2 * NEIGHBOURHOOD_TURNS) if note.session else []
+            tail = self.store.read(tenant, lambda tx: tx.session_tail(session, 2 * NEIGHBOURHOOD_TURNS)) if session else []
             return self._plan(note, self.analyser.analyse(note, hits), hits, tail=tail, neighbourhood=neighbourhood)
 
         outcome = self._attempts(tenant, note.id, plan)
@@ -102,7 +231,9 @@ class Evolver:
         (the note keeps what it has)."""
 
         def plan() -> EvolutionWrite | None:
-            current = self.store.get_note(tenant, note_id)
+            current = self.store.read(tenant, lambda tx: tx.note(note_id))
+            if current is None:
+                raise NoteNotFound(f"no note {note_id!r} in tenant {tenant!r}")
             note = NoteInput(
                 content=current.content, source=current.source, category=current.category,
                 importance=current.importance, event_time=current.event_time, id=current.id,
@@ -127,14 +258,17 @@ class Evolver:
             if write is None:
                 return None
             try:
-                return self.store.apply_evolution(
-                    tenant, write, link_budget=self.settings.link_budget, allow_stale=attempt == attempts
-                )
+                return self._apply(tenant, write, allow_stale=attempt == attempts)
             except EvolutionConflict as conflict:
                 event("evolution_conflict", logging.INFO, note_id=note_id, attempt=attempt, stale=conflict.stale)
         # Only a reanalysis gets here (an add's last attempt skips stale neighbours): its note kept changing.
         event("reanalysis_abandoned", note_id=note_id, attempts=attempts)
         return None
+
+    def _apply(self, tenant: str, write: EvolutionWrite, *, allow_stale: bool) -> EvolutionOutcome:
+        return self.store.write(tenant, lambda tx: apply_evolution(
+            tx, write, dimension=self.embedder.dimension, link_budget=self.settings.link_budget, allow_stale=allow_stale,
+        ))
 
     def _candidates(self, tenant: str, query: str, vector: np.ndarray, *, exclude: str | None = None) -> list[SearchHit]:
         """Hybrid search for the notes the analyser may link to and evolve (valid notes only)."""
@@ -247,4 +381,4 @@ class Evolver:
         return (other.id, note.id, reason) if theirs <= mine else (note.id, other.id, reason)
 
 
-__all__ = ["Evolver"]
+__all__ = ["EvolutionOutcome", "EvolutionWrite", "Evolver", "Revision", "apply_evolution", "identity", "revise_if_current"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Literal
@@ -130,6 +131,9 @@ class SearchFilter:
             "after": self.after, "before": self.before, "tags": list(self.tags), "speakers": list(self.speakers),
             "sessions": list(self.sessions), "include_invalid": self.include_superseded,
         }
+
+
+NO_FILTER = SearchFilter()
 
 
 @dataclass(frozen=True)
@@ -383,3 +387,26 @@ def _jsonable(value: Any) -> Any:
     if isinstance(value, dict):
         return {k: _jsonable(v) for k, v in value.items()}
     return value
+
+
+AttachmentKind = Literal["chat", "document", "item"]  # which adapter owns a note's attachment
+
+
+@dataclass(frozen=True)
+class Attachment:
+    """What an adapter keeps on a note beside the engine's fields (see cypher/attached/set.cypher)."""
+
+    note_id: str
+    attached: str  # the caller's original object, as JSON
+    store_key: str | None = None  # a LangGraph store item's key
+    external_vector: Sequence[float] | None = None  # from the caller's own embedding model
+
+
+@dataclass(frozen=True)
+class Attached:
+    note: Note
+    attached: str | None  # None for a note no adapter owns (found by `attached_search(plain=True)`)
+    kind: AttachmentKind | None
+    store_key: str | None = None
+    attached_at: datetime | None = None  # when the attachment was last set (a put, an upsert)
+    score: float | None = None  # cosine normalised to [0, 1], from a search

@@ -6,64 +6,26 @@ from __future__ import annotations
 import re
 import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from typing import Literal
 
 import numpy as np
 
+from . import validation
 from .embedding import Embedder
-from .models import LINK_TYPES, Note, SearchFilter, SearchHit, Step
-from .store import NoteStore
+from .errors import AmemError, SchemaMismatch
+from .log import event
+from .models import NO_FILTER, Note, SearchFilter, SearchHit, Step
+from .store.base import NoteStore
 from .text import STOP_WORDS, stem, without_stamp
+from .tuning import DENSE_WEIGHT, Fusion, Tuning
 
 Mode = Literal["hybrid", "vector", "fulltext"]
 MODES: tuple[str, ...] = ("hybrid", "vector", "fulltext")
-Fusion = Literal["minmax", "rrf"]
-DENSE_WEIGHT = 0.5  # weighted min-max fusion (A-Mem's); with the neighbourhood in BM25, 0.5 beat 0.6 on LoCoMo
-EXPANSION_TYPES: frozenset[str] = LINK_TYPES | {"NEXT"}  # NEXT: session order, walked both ways
-NO_FILTER = SearchFilter()
 RERANK_WINDOW = 40  # notes the session score and MMR re-rank: the same for every k, so k=5 is a prefix of k=25
 SPEAKER_TTL_S = 30.0  # how long a tenant's speaker list is trusted before it is read again
-
-
-@dataclass(frozen=True)
-class Tuning:
-    """How search ranks. The defaults are the settings measured best on the LoCoMo dev split (BENCHMARKS.md);
-    a weight of 0 turns its ingredient off."""
-
-    fusion: Fusion = "minmax"
-    dense_weight: float = DENSE_WEIGHT  # min-max fusion: α·dense + (1−α)·lexical
-    rrf_k: int = 60
-    pool: int = 50  # notes taken from each index before fusion
-    seeds: int = 20  # best fused notes that expansion starts from
-    deep_seeds: int = 5  # of those, the ones it follows past the first hop (paths multiply per hop)
-    decay: float = 0.5  # per hop
-    weights: Mapping[str, float] = field(
-        default_factory=lambda: {
-            "NEXT": 0.6, "RELATES_TO": 0.5, "ELABORATES": 0.7, "SUPPORTS": 0.7, "CONTRADICTS": 0.5,
-            "FOLLOWS": 0.6, "SAME_ENTITY": 0.7,
-        }
-    )
-    speaker_prior: float = 0.2  # added to notes by a speaker the query names
-    strip_names: bool = True  # embed the query without the speakers it names
-    session_weight: float = 0.3  # × the best score in the note's session
-    when_boost: float = 0.1  # added to time-bearing notes on "when" questions
-    mmr: float | None = None  # λ of maximal marginal relevance (lexical similarity); None: off
-    lexical_stop_words: bool = True  # drop question and filler words from the BM25 query
-    lexical_names: bool = True  # keep the speakers a query names in the BM25 query
-    # Lexical fields and boosts (None: every field of the index). The context counts a little, so what
-    # evolution writes there is found; keywords and tags repeat the content's words, and at full weight
-    # the derived fields cost 5 points of recall@10 on LoCoMo.
-    fields: Mapping[str, float] | None = field(
-        default_factory=lambda: {"content": 0.5, "neighbourhood": 1.0, "context": 0.2}
-    )
-
-    def __post_init__(self) -> None:
-        unknown = set(self.weights) - EXPANSION_TYPES
-        if unknown:
-            raise ValueError(f"no such link types to expand over: {sorted(unknown)}")
 
 
 def _min_max(scores: Sequence[float]) -> list[float]:
@@ -126,9 +88,10 @@ def seeds(
     dense: list[tuple[Note, float]] = []
     lexical: list[tuple[Note, float]] = []
     if mode in ("hybrid", "vector") and vector is not None:
-        dense = store.vector_search(tenant, vector, pool, filters=filters)
+        query_vector = _query_vector(vector, store)
+        dense = store.read(tenant, lambda tx: tx.vector_search(query_vector, pool, filters=filters))
     if mode in ("hybrid", "fulltext"):
-        lexical = store.fulltext_search(tenant, query, pool, filters=filters, fields=tuning.fields)
+        lexical = store.read(tenant, lambda tx: tx.fulltext_search(query, pool, filters=filters, fields=tuning.fields))
     return fuse(dense, lexical, k, tuning.dense_weight, fusion=tuning.fusion, rrf_k=tuning.rrf_k)
 
 
@@ -167,6 +130,12 @@ def without_stop_words(query: str) -> str:
     return " ".join(kept) or query
 
 
+def _query_vector(vector: np.ndarray, store: NoteStore) -> list[float]:
+    if store.dimension is None:
+        raise SchemaMismatch("the store's schema has not been checked yet: open it through AgenticMemory")
+    return validation.vector(vector, store.dimension, "query vector")
+
+
 def _stems(text: str) -> frozenset[str]:
     return frozenset(stem(w) for w in _WORDS.findall(text.lower()) if len(w) > 2)
 
@@ -181,6 +150,7 @@ class Retriever:
         self._speakers: dict[str, tuple[float, tuple[str, ...]]] = {}
         self._lock = threading.Lock()
         self._threads = ThreadPoolExecutor(max_workers=4, thread_name_prefix="amem-search")
+        self._access = ThreadPoolExecutor(max_workers=1, thread_name_prefix="amem-access")
 
     def search(
         self, tenant: str, query: str, *, k: int, hops: int = 2, mode: Mode = "hybrid",
@@ -193,14 +163,14 @@ class Retriever:
         pool = max(tuning.pool, k)
         lexical: Future[list[tuple[Note, float]]] | None = None
         if mode in ("hybrid", "fulltext"):
-            lexical = self._threads.submit(
-                self.store.fulltext_search, tenant, self._lexical(query, names), pool, filters=filters,
-                fields=tuning.fields, brief=True,
-            )
+            words = self._lexical(query, names)
+            lexical = self._threads.submit(self.store.read, tenant, lambda tx: tx.fulltext_search(
+                words, pool, filters=filters, fields=tuning.fields, brief=True,
+            ))
         dense: list[tuple[Note, float]] = []
         if mode in ("hybrid", "vector"):
-            vector = self.embedder.embed_one(without_names(query, names) if tuning.strip_names else query)
-            dense = self.store.vector_search(tenant, vector, pool, filters=filters, brief=True)
+            vector = _query_vector(self.embedder.embed_one(without_names(query, names) if tuning.strip_names else query), self.store)
+            dense = self.store.read(tenant, lambda tx: tx.vector_search(vector, pool, filters=filters, brief=True))
         fused = fuse(dense, lexical.result() if lexical else [], pool, tuning.dense_weight,
                      fusion=tuning.fusion, rrf_k=tuning.rrf_k)
         when = bool(_WHEN.search(query))
@@ -209,16 +179,25 @@ class Retriever:
             return []
         reranked = tuning.session_weight or tuning.mmr is not None
         starts = [hit.note.id for hit in fused[: tuning.seeds]] if hops else []
-        rows = self.store.expand(
-            tenant, {hit.note.id: hit.score for hit in fused}, starts, hops=hops, decay=tuning.decay, weights=tuning.weights, limit=max(k, RERANK_WINDOW) if reranked else k,
-            names=names if tuning.speaker_prior else (), speaker_prior=tuning.speaker_prior,
-            deep_seeds=tuning.deep_seeds, filters=filters,
-        )
+        rows = self.store.read(tenant, lambda tx: tx.expand(
+            {hit.note.id: hit.score for hit in fused}, starts, hops=hops, decay=tuning.decay, weights=tuning.weights,
+            limit=max(k, RERANK_WINDOW) if reranked else k, names=names if tuning.speaker_prior else (),
+            speaker_prior=tuning.speaker_prior, deep_seeds=tuning.deep_seeds, filters=filters,
+        ))
         by_id = {hit.note.id: hit for hit in fused}
         hits = [self._found(note, score, tuple(path), by_id.get(note.id), names, when) for note, score, path in rows]
         if tuning.session_weight:
             hits = self._by_session(hits)
-        return self._mmr(hits, k) if tuning.mmr is not None else hits[:k]
+        hits = self._mmr(hits, k) if tuning.mmr is not None else hits[:k]
+        if hits:  # counted on a background thread: the caller has its answer already
+            self._access.submit(self._record_access, tenant, [hit.note.id for hit in hits])
+        return hits
+
+    def _record_access(self, tenant: str, note_ids: list[str]) -> None:
+        try:
+            self.store.write(tenant, lambda tx: tx.record_access(note_ids), lock=False)
+        except AmemError as err:  # a lost count is not worth failing anything for; say so
+            event("access_not_recorded", tenant=tenant, notes=len(note_ids), error=str(err))
 
     def _lexical(self, query: str, names: Sequence[str]) -> str:
         """The BM25 query: Lucene's English stop list is short, so "what did ... do" would weigh as much
@@ -245,13 +224,14 @@ class Retriever:
 
     def close(self) -> None:
         self._threads.shutdown(wait=True)
+        self._access.shutdown(wait=True)
 
     def speakers(self, tenant: str) -> tuple[str, ...]:
         with self._lock:
             cached = self._speakers.get(tenant)
         if cached and time.monotonic() - cached[0] < SPEAKER_TTL_S:
             return cached[1]
-        names = tuple(sorted(self.store.speakers(tenant), key=len, reverse=True))
+        names = tuple(sorted(self.store.read(tenant, lambda tx: tx.speakers()), key=len, reverse=True))
         with self._lock:
             self._speakers[tenant] = (time.monotonic(), names)
         return names

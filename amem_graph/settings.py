@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import TypeVar
 
 from .errors import InvalidInput
+from .tuning import Tuning
 
 DEFAULT_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
 STORES = ("auto", "neo4j", "embedded")
@@ -147,6 +148,7 @@ class Settings:
     link_budget: int = 20  # valid links per note; past it the weakest is invalidated
     evolution_attempts: int = 3  # re-analyses when a neighbour changed under a concurrent add
     tiers: TierSettings = field(default_factory=TierSettings)
+    tuning: Tuning = field(default_factory=Tuning)  # how search ranks (set in code: dataclasses.replace)
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:

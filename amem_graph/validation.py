@@ -101,6 +101,11 @@ def to_millis(value: datetime) -> datetime:
     return value.replace(microsecond=value.microsecond // 1000 * 1000)
 
 
+def now() -> datetime:
+    """The time a store stamps a write with: UTC, to the millisecond."""
+    return to_millis(datetime.now(timezone.utc))
+
+
 def link_type(value: Any) -> str:
     if value not in LINK_TYPES:
         raise InvalidInput(f"link type {value!r} is not one of {', '.join(sorted(LINK_TYPES))}")

@@ -15,6 +15,7 @@ import pytest
 from amem_graph.store.embedded.graph import ConstraintViolation, PropertyGraph
 from amem_graph.store.embedded.persist import CorruptStore, Folder
 
+pytestmark = pytest.mark.embedded  # the embedded store only: no Neo4j
 WHEN = datetime(2024, 5, 1, 12, 0, tzinfo=timezone.utc)
 
 
@@ -114,10 +115,11 @@ def test_one_process_owns_a_folder(tmp_path: Path) -> None:
 
 
 def test_the_store_writes_a_snapshot_only_after_changes(tmp_path: Path) -> None:
+    from amem_graph import schema
     from amem_graph.store.embedded.store import EmbeddedStore
 
     store = EmbeddedStore(tmp_path)
-    store.ensure_schema("sentence-transformers/all-MiniLM-L6-v2", 384)
+    schema.ensure(store, "sentence-transformers/all-MiniLM-L6-v2", 384)
     store.close()
     snapshot = tmp_path / "graph.snapshot"
     written = snapshot.stat().st_mtime_ns

@@ -9,6 +9,8 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
+from amem_graph.evolution import revise_if_current
+from amem_graph.store.base import NoteRevision
 from amem_graph import AgenticMemory, Settings, validation
 from amem_graph.bench.scripted_llm import Answer, Delay, Fault, ScriptedLLM
 from amem_graph.embedding import composite_text
@@ -116,7 +118,7 @@ def test_contradiction_supersedes_the_older_fact(llm: ScriptedLLM, llm_memory: A
     llm.script(analysis(links=[{"target_id": "c1", "type": "CONTRADICTS", "reason": "she lost that job", "confidence": 0.95}]))
     new = mem.add("Gina lost her job at Door Dash.", event_time="2023-03-01T00:00:00Z")
     assert mem.get(old.id).invalid_at is not None and mem.get(new.id).invalid_at is None
-    superseded = mem.store.superseded_by(mem.tenant, old.id)
+    superseded = mem.history(old.id).superseded_by
     assert [(s.newer_id, s.reason) for s in superseded] == [(new.id, "she lost that job")]
     assert old.id not in [h.note.id for h in mem.search("Gina Door Dash", k=5)]
     assert old.id in [h.note.id for h in mem.search("Gina Door Dash", k=5, include_superseded=True)]
@@ -222,8 +224,8 @@ def test_an_update_against_a_stale_version_changes_nothing(memory: AgenticMemory
     note = memory.add("Nate bought a turtle.")
     memory.update(note.id, context="first edit")
     with pytest.raises(EvolutionConflict):
-        memory.store.update_note(memory.tenant, note.id, {"context": "stale"}, reason="r", embedding=None,
-                                 expected_version=note.version)
+        memory._store.write(memory.tenant, lambda tx: revise_if_current(
+            tx, NoteRevision(note.id, {"context": "stale"}, "r"), note.version))
     after = memory.get(note.id)
     assert (after.context, after.version) == ("first edit", 2)
 
@@ -288,13 +290,13 @@ def test_an_evolution_planned_on_a_stale_neighbour_is_refused_then_skipped(
     llm.script(analysis(updates=[{"id": "c1", "context": "The dog is Max.", "add_tags": [], "remove_tags": [],
                                   "reason": "named"}]))
     note = validation.note_input(NoteInput(content="Alice's dog is named Max."), 20_000)
-    hits = mem.evolver._candidates(mem.tenant, note.content, mem.embedder.embed_one(note.content))
-    write = mem.evolver._plan(note, mem.analyser.analyse(note, hits), hits)
+    hits = mem._evolver._candidates(mem.tenant, note.content, mem.embedder.embed_one(note.content))
+    write = mem._evolver._plan(note, mem.analyser.analyse(note, hits), hits)
     assert [r.id for r in write.revisions] == [a.id]
     mem.update(a.id, context="Edited meanwhile.")  # A moves on to version 2
     with pytest.raises(EvolutionConflict):
-        mem.store.apply_evolution(mem.tenant, write, link_budget=20, allow_stale=False)
+        mem._evolver._apply(mem.tenant, write, allow_stale=False)
     assert mem.stats(tenant=mem.tenant).labels["Note"] == 1  # the refused write left nothing
-    outcome = mem.store.apply_evolution(mem.tenant, write, link_budget=20, allow_stale=True)
+    outcome = mem._evolver._apply(mem.tenant, write, allow_stale=True)
     assert outcome.created and outcome.revised == () and outcome.decision["skipped_stale"] == [a.id]
     assert mem.get(a.id).context == "Edited meanwhile."  # the stale plan did not overwrite the edit

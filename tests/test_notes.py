@@ -7,6 +7,8 @@ from datetime import datetime, timezone
 import numpy as np
 import pytest
 
+from amem_graph.retrieval import seeds
+from amem_graph.store.records import note_row
 from amem_graph import AgenticMemory, InvalidInput, NoteInput, NoteNotFound
 
 STORES = ("neo4j", "embedded")
@@ -88,12 +90,12 @@ def test_bad_input_is_rejected_and_writes_nothing(
     assert count_nodes(memory.tenant) == 0
 
 
-def test_wrong_dimension_vector_is_rejected_by_the_store(memory: AgenticMemory, count_nodes: Callable) -> None:
+def test_wrong_dimension_vector_never_reaches_the_store(memory: AgenticMemory, count_nodes: Callable) -> None:
     note = NoteInput(content="vector of the wrong size", id="wrong-dim-1")
     with pytest.raises(InvalidInput, match="128 dimensions; the vector index has 384"):
-        memory.store.add_notes(memory.tenant, [note], np.zeros((1, 128), dtype=np.float32), analysis="none", model=None)
+        note_row(note, np.zeros(128, dtype=np.float32), "none", None, memory.embedder.dimension)
     with pytest.raises(InvalidInput, match="query vector has 10 dimensions"):
-        memory.store.vector_search(memory.tenant, np.zeros(10), 5)
+        seeds(memory._store, memory.tenant, "anything", np.zeros(10), 5)
     assert count_nodes(memory.tenant) == 0
 
 

@@ -2,7 +2,7 @@
 
 import pytest
 
-from amem_graph import AgenticMemory, SchemaMismatch, Settings
+from amem_graph import AgenticMemory, SchemaMismatch, Settings, schema
 from amem_graph.store.base import SCHEMA_VERSION
 from amem_graph.store.neo4j import Neo4jStore
 
@@ -13,7 +13,7 @@ def _store(settings: Settings) -> Neo4jStore:
 
 
 def test_init_is_idempotent_and_creates_every_index(memory: AgenticMemory) -> None:
-    memory.store.ensure_schema(memory.embedder.model_name, 384, force=True)  # DDL again: no error, no change
+    memory.admin.init_schema()  # DDL again: no error, no change
     indexes = {row["name"]: row for row in memory.store.indexes()}
     for name in ("note_id_unique", "note_identity_unique", "note_tenant_created", "note_tenant_event_time",
                  "note_embedding", "note_text", "schema_marker_unique", "note_tenant_session", "note_tenant_speaker"):
@@ -32,9 +32,9 @@ def test_other_dimension_is_refused_and_changes_nothing(settings: Settings, memo
     store = _store(settings)
     try:
         with pytest.raises(SchemaMismatch, match="384-dimension embeddings .* but the embedding model gives 768"):
-            store.ensure_schema("some/other-model", 768)
+            schema.ensure(store, "some/other-model", 768)
         with pytest.raises(SchemaMismatch, match="768"):
-            store.check_schema("some/other-model", 768)
+            schema.check(store, "some/other-model", 768)
         assert store.vector_index()["dimension"] == 384
     finally:
         store.close()
@@ -44,8 +44,8 @@ def test_other_model_of_same_dimension_is_refused(settings: Settings, memory: Ag
     store = _store(settings)
     try:
         with pytest.raises(SchemaMismatch, match="AMEM_EMBEDDING_MODEL=sentence-transformers/all-MiniLM-L6-v2"):
-            store.check_schema("sentence-transformers/paraphrase-MiniLM-L3-v2", 384)
-        store.check_schema("all-MiniLM-L6-v2", 384)  # the short name of the same model is fine
+            schema.check(store, "sentence-transformers/paraphrase-MiniLM-L3-v2", 384)
+        schema.check(store, "all-MiniLM-L6-v2", 384)  # the short name of the same model is fine
     finally:
         store.close()
 

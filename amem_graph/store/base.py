@@ -2,19 +2,21 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Literal, Protocol
+from typing import Any, Protocol, TypeVar
 
 import numpy as np
 
 from ..models import (
+    Attached,
+    Attachment,
+    AttachmentKind,
     Evolution,
     Fact,
     Link,
     Note,
-    NoteInput,
     NoteVersion,
     Page,
     SearchFilter,
@@ -41,139 +43,166 @@ class StoreStats:
 
 
 @dataclass(frozen=True)
-class Revision:
-    """New derived fields for an existing note, valid only if the note is still at `expected_version`."""
+class NoteRevision:
+    """New values for an existing note; the note as it was becomes a NoteVersion carrying `reason`. A None
+    value removes the property; `embedding` None keeps the vector."""
 
     id: str
-    expected_version: int
+    values: Mapping[str, Any]
     reason: str
-    embedding: np.ndarray | None  # None keeps the vector (a neighbourhood refresh changes no embedded field)
-    context: str | None = None
-    tags: tuple[str, ...] | None = None
-    keywords: tuple[str, ...] | None = None
-    analysis: str | None = None  # set when the note's own analysis is redone (reanalyze)
-    model: str | None = None
-    neighbourhood: str | None = None
+    embedding: Sequence[float] | None = None
 
 
 @dataclass(frozen=True)
-class EvolutionWrite:
-    """Everything one analysed add (or reanalysis) writes, applied by the store in one transaction."""
+class LinkState:
+    """A valid link as the link budget weighs it."""
+
+    source_id: str
+    target_id: str
+    type: str
+    confidence: float
+    created_at: datetime | None
+
+
+@dataclass(frozen=True)
+class EvolutionRecord:
+    """The Evolution node of one analysed add or reanalysis, tied to its trigger and the versions it wrote."""
 
     id: str
     trigger_id: str
-    note: NoteInput | None  # the new note, or None when the trigger already exists (reanalysis)
-    embedding: np.ndarray | None  # the new note's composite vector
-    neighbourhood: str  # the new note's session turns around it ('' without a session)
-    revisions: tuple[Revision, ...]
-    links: tuple[Link, ...]
-    contradictions: tuple[tuple[str, str, str], ...]  # (older note id, newer note id, reason)
     analysis: str
     model: str | None
     prompt_version: str | None
+    decision: str  # JSON
     prompt_tokens: int
     completion_tokens: int
-    decision: dict[str, Any]
+    revised: tuple[tuple[str, int], ...]  # (note id, version kept)
 
 
-@dataclass(frozen=True)
-class EvolutionOutcome:
-    note_id: str
-    created: bool  # a new note was written (False for a repeat add, which writes nothing, and for reanalysis)
-    revised: tuple[tuple[str, int], ...] = ()  # (note id, version kept) per revision
-    decision: dict[str, Any] = field(default_factory=dict)
+class NoteTx(Protocol):
+    """Data primitives over one tenant's notes, run inside one transaction (`Store.read` / `Store.write`).
+    They read and write what they are given; the rules (versions, budgets, contradictions) are the caller's."""
 
+    tenant: str
 
-class NoteStore(Protocol):
-    """Tenant-scoped persistence of notes and links. Vectors come in computed; the store never embeds."""
+    def identities(self, keys: Sequence[tuple[str, str]]) -> dict[int, str]:
+        """Positions in `keys` ((source, content hash), source '' for none) that a note holds, with its id."""
 
-    kind: str
-    location: str
-    dimension: int | None
+    def create_notes(self, rows: Sequence[dict[str, Any]]) -> list[tuple[str, bool]]:
+        """Notes from `records.note_row` rows, a session's notes chained in order (NEXT, seq); a row whose
+        identity a note holds already creates nothing. Returns (id, created) per row."""
 
-    def ensure_schema(self, model: str, dimension: int, *, force: bool = False) -> None:
-        """Refuse a schema that does not fit this model; create what is missing (idempotent).
-        Without `force`, a database whose marker says the schema is current is left as it is."""
+    def note(self, note_id: str, *, with_embedding: bool = False) -> Note | None:
+        """A note with its links (both directions)."""
 
-    def check_schema(self, model: str, dimension: int) -> None:
-        """Refuse to run against a database built for another model, dimension or schema version."""
+    def versions_of(self, note_ids: Sequence[str]) -> dict[str, int]:
+        """The current version of each of these notes that exists."""
 
-    def vector_index(self) -> dict[str, Any] | None:
-        """The note vector index: state, dimension, similarity; None if it does not exist."""
+    def revise(self, revisions: Sequence[NoteRevision], evolution_id: str | None) -> list[tuple[str, int]]:
+        """Apply each revision, keeping the note as it was as a NoteVersion; returns (id, version kept)."""
 
-    def indexes(self) -> list[dict[str, Any]]:
-        """Every index with its name, type and state."""
-
-    def existing(self, tenant: str, notes: Sequence[NoteInput]) -> dict[int, str]:
-        """Positions in `notes` that the tenant already holds (same source and content), with their ids."""
-
-    def add_notes(
-        self, tenant: str, notes: Sequence[NoteInput], embeddings: np.ndarray, *, analysis: str, model: str | None
-    ) -> list[str]:
-        """Add validated notes in one transaction; returns each note's id (an existing one if it was a repeat)."""
-
-    def get_note(self, tenant: str, note_id: str, *, with_embedding: bool = False) -> Note: ...
-
-    def update_note(
-        self, tenant: str, note_id: str, changes: dict[str, Any], *, reason: str, embedding: np.ndarray | None,
-        expected_version: int | None = None,
-    ) -> None:
-        """Apply changes (None removes a field), keeping the old values as a NoteVersion, in one transaction.
-        With `expected_version`, raises EvolutionConflict and changes nothing if the note moved on."""
-
-    def delete_note(self, tenant: str, note_id: str) -> None:
+    def delete_note(self, note_id: str) -> list[str] | None:
         """Delete a note with its links, its versions and the evolutions it triggered that revised no other
-        note; facts it alone superseded become valid again."""
+        note, closing its session chain; facts it alone superseded become valid again (their ids are
+        returned). None if there is no such note."""
 
-    def list_notes(self, tenant: str, *, limit: int, offset: int = 0) -> list[Note]: ...
+    def list_notes(self, *, limit: int, offset: int = 0) -> list[Note]:
+        """Notes newest first."""
 
-    def add_link(self, tenant: str, link: Link) -> Link: ...
+    def link(self, links: Sequence[Link], evolution_id: str | None) -> list[Link]:
+        """Each link between two notes of the tenant, created once and then updated (and valid again)."""
 
-    def apply_evolution(self, tenant: str, write: EvolutionWrite, *, link_budget: int, allow_stale: bool) -> EvolutionOutcome:
-        """One transaction, after the tenant's lock: the note, revisions, links, supersessions, the link
-        budget and the Evolution node. Raises EvolutionConflict if a revised note moved on since it was
-        read, unless `allow_stale`, which skips those revisions (and records that)."""
+    def supersede(self, pairs: Sequence[tuple[str, str, str]], evolution_id: str) -> None:
+        """(older id, newer id, reason): the older note is invalidated and points at the newer one."""
 
-    def versions(self, tenant: str, note_id: str) -> list[NoteVersion]: ...
+    def valid_links(self, note_ids: Sequence[str]) -> dict[str, list[LinkState]]:
+        """Each note's valid links to other notes, in both directions."""
 
-    def evolutions(self, tenant: str, note_id: str) -> list[Evolution]:
-        """Evolutions the note triggered or that revised it, oldest first."""
+    def invalidate_links(self, links: Sequence[LinkState], reason: str, evolution_id: str) -> None: ...
 
-    def superseded_by(self, tenant: str, note_id: str) -> list[Supersession]:
-        """The newer notes that invalidated this one (CONTRADICTS decisions)."""
+    def record_evolution(self, record: EvolutionRecord) -> None: ...
 
-    def session_tail(self, tenant: str, session: str, n: int) -> list[Note]:
+    def history(self, note_id: str) -> tuple[list[NoteVersion], list[Evolution], list[Supersession]]:
+        """A note's versions, the evolutions it triggered or that revised it, and the newer notes that
+        superseded it; each oldest first."""
+
+    def session_tail(self, session: str, n: int) -> list[Note]:
         """The last `n` notes of a session (by seq), oldest first."""
 
-    def notes_by_analysis(self, tenant: str, kinds: Sequence[str], limit: int) -> list[str]:
+    def notes_by_analysis(self, kinds: Sequence[str], limit: int) -> list[str]:
         """Ids of valid notes whose analysis is one of `kinds`, oldest first."""
 
     def vector_search(
-        self, tenant: str, vector: np.ndarray, k: int, *, filters: SearchFilter = ..., brief: bool = False
+        self, vector: Sequence[float], k: int, *, filters: SearchFilter = ..., brief: bool = False
     ) -> list[tuple[Note, float]]:
         """The k nearest notes that pass the filter, by cosine (scaled to 0..1). `brief` notes carry only
         id, content, speaker, session and event time: enough to rank, cheap to send."""
 
     def fulltext_search(
-        self, tenant: str, query: str, k: int, *, filters: SearchFilter = ...,
-        fields: Mapping[str, float] | None = None, brief: bool = False,
+        self, query: str, k: int, *, filters: SearchFilter = ..., fields: Mapping[str, float] | None = None,
+        brief: bool = False,
     ) -> list[tuple[Note, float]]:
         """BM25 over the note text fields (or only `fields`, with those boosts), the query's words only."""
 
     def expand(
-        self, tenant: str, candidates: Mapping[str, float], seeds: Sequence[str], *, hops: int, decay: float,
+        self, candidates: Mapping[str, float], seeds: Sequence[str], *, hops: int, decay: float,
         weights: Mapping[str, float], limit: int, names: Sequence[str] = (), speaker_prior: float = 0.0,
         deep_seeds: int = 5, filters: SearchFilter = ...,
     ) -> list[tuple[Note, float, list[Step]]]:
         """The best `limit` of the candidates (id → score) and the notes up to `hops` valid links or session
         steps from the `seeds` (some candidates), as full notes with score and path (empty for a
         candidate). A path scores its seed × per step (decay × type weight × confidence), plus
-        `speaker_prior` for a note by one of `names`. Only the first `deep_seeds` seeds go past one hop."""
+        `speaker_prior` for a note by one of `names`. Only the first `deep_seeds` seeds go past one hop.
+        One statement on Neo4j: search's hot path saves its round trips."""
 
-    def speakers(self, tenant: str) -> list[str]: ...
+    def speakers(self) -> list[str]: ...
 
-    def record_access(self, tenant: str, note_ids: Sequence[str]) -> None:
+    def record_access(self, note_ids: Sequence[str]) -> None:
         """Count one retrieval of each note and stamp `last_accessed`; changes no version."""
+
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class SchemaState:
+    """What a database says about the schema it was built with (None: not recorded)."""
+
+    version: int | None
+    model: str | None
+    dimension: int | None  # the schema marker's
+    index_dimension: int | None  # the note vector index's (None: no index)
+
+
+class NoteStore(Protocol):
+    """Tenant-scoped persistence of notes and links: primitives run inside a transaction the caller opens.
+    Vectors come in computed; the store never embeds."""
+
+    kind: str
+    location: str
+    dimension: int | None
+
+    def read(self, tenant: str, work: Callable[[NoteTx], T]) -> T:
+        """`work` in one read transaction (on Neo4j, retried on transient errors)."""
+
+    def write(self, tenant: str, work: Callable[[NoteTx], T], *, lock: bool = True) -> T:
+        """`work` in one write transaction, all or nothing, after the tenant's lock (unless `lock` is False:
+        writes that change no version); on Neo4j retried on transient errors, so `work` may run again."""
+
+    def schema_state(self) -> SchemaState: ...
+
+    def create_schema(self, model: str, dimension: int, found: int | None) -> None:
+        """Create what is missing (idempotent), migrating from schema version `found`, and mark the database
+        as the model's."""
+
+    def use_dimension(self, dimension: int) -> None:
+        """The dimension vectors written from now on must have (checked at once by the schema)."""
+
+    def vector_index(self) -> dict[str, Any] | None:
+        """The note vector index: state, dimension, similarity; None if it does not exist."""
+
+    def indexes(self) -> list[dict[str, Any]]:
+        """Every index with its name, type and state."""
 
     def delete_tenant(self, tenant: str) -> int:
         """Delete every node of one tenant; returns how many."""
@@ -334,29 +363,6 @@ class TierStore(Protocol):
         the archived ids."""
 
     def use_facts(self, tenant: str, fact_ids: Sequence[str], *, now: Any) -> None: ...
-
-
-AttachmentKind = Literal["chat", "document", "item"]  # which adapter owns a note's attachment
-
-
-@dataclass(frozen=True)
-class Attachment:
-    """What an adapter keeps on a note beside the engine's fields (see cypher/attached/set.cypher)."""
-
-    note_id: str
-    attached: str  # the caller's original object, as JSON
-    store_key: str | None = None  # a LangGraph store item's key
-    external_vector: Sequence[float] | None = None  # from the caller's own embedding model
-
-
-@dataclass(frozen=True)
-class Attached:
-    note: Note
-    attached: str | None  # None for a note no adapter owns (found by `attached_search(plain=True)`)
-    kind: AttachmentKind | None
-    store_key: str | None = None
-    attached_at: datetime | None = None  # when the attachment was last set (a put, an upsert)
-    score: float | None = None  # cosine normalised to [0, 1], from a search
 
 
 class AttachmentStore(Protocol):

@@ -18,16 +18,20 @@ def query_words(text: str) -> list[str]:
     return _WORD.findall(text.lower())[:MAX_QUERY_TERMS]
 
 
+def check_fields(fields: Mapping[str, float] | None, indexed: tuple[str, ...]) -> None:
+    """Field names must be among an index's fields."""
+    if fields is not None and (unknown := set(fields) - set(indexed)):
+        raise InvalidInput(f"unknown text fields {sorted(unknown)}: the index has {', '.join(indexed)}")
+
+
 def lucene_query(
     text: str, fields: Mapping[str, float] | None = None, indexed: tuple[str, ...] = TEXT_FIELDS
 ) -> str:
     """User text as a plain Lucene query: its words only (no operators, wildcards or user fields), at
     most MAX_QUERY_TERMS of them; '' when it has no word at all. With `fields`, only those fields of the
     index are searched, each with its boost (field names must be among the index's `indexed` fields)."""
+    check_fields(fields, indexed)
     words = " ".join(query_words(text))
     if not words or fields is None:
         return words
-    unknown = set(fields) - set(indexed)
-    if unknown:
-        raise InvalidInput(f"unknown text fields {sorted(unknown)}: the index has {', '.join(indexed)}")
     return " ".join(f"{field}:({words})^{weight:g}" for field, weight in fields.items() if weight > 0)

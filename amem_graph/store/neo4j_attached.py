@@ -14,8 +14,7 @@ from neo4j import ManagedTransaction, Record
 
 from .. import cypher
 from ..errors import InvalidInput
-from ..models import Note
-from .base import Attached, Attachment, AttachmentKind
+from ..models import Attached, Attachment, AttachmentKind, Note
 from .records import time_of
 
 _ALL = 2**62  # LIMIT for "every row"

@@ -20,8 +20,8 @@ from ..evolution import Evolver
 from ..llm.client import LLMClient
 from ..llm.prompts import RESPOND_SCHEMA, respond_messages
 from ..log import event
-from ..models import FACT_KINDS, Fact, NoteInput, Page, SearchHit, Segment, turn_text
-from ..retrieval import named_speakers, without_names, without_stop_words
+from ..models import FACT_KINDS, Fact, NoteInput, Page, Segment, turn_text
+from ..retrieval import Retriever, named_speakers, without_names, without_stop_words
 from ..settings import TierSettings
 from ..store.base import MAX_HOPS, MemoryStore, PageWrite, SegmentWrite
 from ..text import without_stamp
@@ -62,9 +62,7 @@ class MemoryTiers:
 
     def __init__(
         self, store: MemoryStore, embedder: Embedder, evolver: Evolver, analyser: TierAnalyser, settings: TierSettings, *,
-        search: Callable[..., list[SearchHit]], speakers: Callable[[str], Sequence[str]],
-        tenant_of: Callable[[str | None], str], llm: LLMClient | None,
-        max_chars: int, clock: Callable[[], datetime] = _now,
+        retriever: Retriever, tenant: str, llm: LLMClient | None, max_chars: int, clock: Callable[[], datetime] = _now,
     ) -> None:
         self.store = store
         self.embedder = embedder
@@ -72,9 +70,8 @@ class MemoryTiers:
         self.analyser = analyser
         self.settings = settings
         self.clock = clock
-        self._search = search
-        self._speakers = speakers
-        self._tenant = tenant_of
+        self._retriever = retriever
+        self._default_tenant = tenant
         self._llm = llm
         self._max_chars = max_chars
         self._threads = ThreadPoolExecutor(max_workers=4, thread_name_prefix="amem-tiers")
@@ -278,12 +275,12 @@ class MemoryTiers:
         session = self._session(session_id) if session_id is not None else None  # all checked before any read
         # The tiers are read side by side: the note search and BM25 need no query vector, the rest one.
         run = self._threads.submit
-        notes_found = run(self._search, query, k=notes, hops=hops, tenant=tenant) if notes else None
+        notes_found = run(self._retriever.search, tenant, query, k=notes, hops=hops) if notes else None
         matched = run(self.store.page_search, tenant, without_stop_words(query), matches, fields=PAGE_FIELDS) if matches else None
         session = session or self.store.latest_session(tenant)
         stm = run(self.store.stm_pages, tenant, session) if session else None
         now = self.clock()
-        names = named_speakers(query, self._speakers(tenant))
+        names = named_speakers(query, self._retriever.speakers(tenant))
         vector = self.embedder.embed_one(without_names(bare(query), names))  # ask about the thing, not the person
         similar = run(self.store.page_vector_search, tenant, vector, matches) if matches else None
         found = run(self.store.facts, tenant, self.settings.assistant, vector=vector, limit=facts) if facts else None
@@ -326,6 +323,9 @@ class MemoryTiers:
 
     def close(self) -> None:
         self._threads.shutdown(wait=True)
+
+    def _tenant(self, tenant: str | None) -> str:
+        return self._default_tenant if tenant is None else validation.tenant(tenant)
 
     @staticmethod
     def _session(session_id: Any) -> str:

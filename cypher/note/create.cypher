@@ -1,8 +1,8 @@
 // Bulk add. MERGE on the identity constraint makes re-adding idempotent; only new notes get a vector.
-// The tenant lock keeps a bulk import from slipping a note in while an evolution of the tenant runs.
+// It runs after the tenant lock (cypher/tenant/lock.cypher), so a bulk import never slips a note in while an
+// evolution of the tenant runs.
 // A note with a session takes the next seq and is chained after the session's last note; each row's
 // subquery sees the rows before it, so one batch may hold many turns of a session.
-@tenant_lock
 UNWIND $rows AS row
 MERGE (n:Note {tenant: $tenant, source: row.source, content_hash: row.content_hash})
 ON CREATE SET

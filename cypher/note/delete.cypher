@@ -1,7 +1,6 @@
 // A note goes with its links, its versions, and the evolutions it triggered that revised no other
 // note (those that did stay: they explain the other notes' versions). A fact it alone superseded is
 // valid again: what invalidated it is gone. Its session's chain closes over the gap.
-@tenant_lock
 MATCH (n:Note {id: $id, tenant: $tenant})
 OPTIONAL MATCH (n)-[:HAS_VERSION]->(v:NoteVersion)
 WITH n, collect(v) AS versions

@@ -12,8 +12,7 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, messag
 
 from ... import validation
 from ...api import AgenticMemory
-from ...models import NoteInput
-from ...store.base import Attachment
+from ...models import Attachment, NoteInput
 from .values import to_json
 
 KIND = "chat"
@@ -53,7 +52,7 @@ class AmemChatMessageHistory(BaseChatMessageHistory):
 
     @property
     def messages(self) -> list[BaseMessage]:  # type: ignore[override]
-        stored = self.memory.store.attached_in_session(self.tenant, KIND, self.session_id)
+        stored = self.memory.attachments.in_session(self.tenant, KIND, self.session_id)
         return messages_from_dict([json.loads(a.attached or "{}") for a in stored])
 
     def add_messages(self, messages: Sequence[BaseMessage]) -> None:
@@ -66,12 +65,12 @@ class AmemChatMessageHistory(BaseChatMessageHistory):
         if self.analyse:
             for text, attached, message in items:
                 note = self.memory.add(text, tenant=self.tenant, **self._note_fields(message))
-                self.memory.store.attach(self.tenant, KIND, [Attachment(note.id, attached)])
+                self.memory.attachments.attach(self.tenant, KIND, [Attachment(note.id, attached)])
         else:
             inputs = [NoteInput(content=text, **self._note_fields(m)) for text, _, m in items]
             ids = self.memory.add_many(inputs, tenant=self.tenant)
             attachments = [Attachment(i, attached) for i, (_, attached, _) in zip(ids, items, strict=True)]
-            self.memory.store.attach(self.tenant, KIND, attachments)
+            self.memory.attachments.attach(self.tenant, KIND, attachments)
         if self.turns:
             self._add_turns(earlier, [m for _, _, m in items])
 
@@ -99,7 +98,7 @@ class AmemChatMessageHistory(BaseChatMessageHistory):
 
     def clear(self) -> None:
         # By source, so that a note whose attachment failed to be written goes too.
-        for note_id in self.memory.store.session_notes(self.tenant, self.session_id, f"chat:{self.session_id}:"):
+        for note_id in self.memory.attachments.session_notes(self.tenant, self.session_id, f"chat:{self.session_id}:"):
             self.memory.delete(note_id, tenant=self.tenant)
 
 

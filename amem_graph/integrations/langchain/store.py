@@ -13,25 +13,12 @@ from dataclasses import replace
 from typing import Any
 
 import numpy as np
-from langgraph.store.base import (
-    BaseStore,
-    GetOp,
-    InvalidNamespaceError,
-    Item,
-    ListNamespacesOp,
-    MatchCondition,
-    Op,
-    PutOp,
-    Result,
-    SearchItem,
-    SearchOp,
-)
-from langgraph.store.base.embed import get_text_at_path
+from langgraph.store import base as langgraph_store
 
 from ... import validation
 from ...api import AgenticMemory
 from ...errors import InvalidInput, NoteNotFound
-from ...store.base import Attached, Attachment
+from ...models import Attached, Attachment
 from .notes import upsert
 from .values import check_filter, matches, to_json
 from .vectorstore import EVERY, SUPERSEDED_TOO
@@ -42,13 +29,13 @@ LABEL = re.compile(r"[A-Za-z0-9_:@-]+")  # "." joins the labels, so it cannot be
 
 def tenant_of(namespace: Sequence[str]) -> str:
     if not namespace or not all(isinstance(label, str) and LABEL.fullmatch(label) for label in namespace):
-        raise InvalidNamespaceError(
+        raise langgraph_store.InvalidNamespaceError(
             f"namespace {tuple(namespace)!r}: labels must be non-empty and use only letters, digits, '_', ':', '@', '-'"
         )
     try:
         return validation.tenant(".".join(namespace))
     except InvalidInput as err:
-        raise InvalidNamespaceError(f"namespace {tuple(namespace)!r} is not a valid tenant: {err}") from None
+        raise langgraph_store.InvalidNamespaceError(f"namespace {tuple(namespace)!r} is not a valid tenant: {err}") from None
 
 
 def item_id(tenant: str, key: str) -> str:
@@ -56,7 +43,7 @@ def item_id(tenant: str, key: str) -> str:
     return "kv-" + hashlib.sha256(f"{tenant}\x00{key}".encode()).hexdigest()[:32]
 
 
-def namespace_matches(namespace: tuple[str, ...], condition: MatchCondition) -> bool:
+def namespace_matches(namespace: tuple[str, ...], condition: langgraph_store.MatchCondition) -> bool:
     path = tuple(condition.path)
     if len(namespace) < len(path):
         return False
@@ -64,14 +51,14 @@ def namespace_matches(namespace: tuple[str, ...], condition: MatchCondition) -> 
     return all(want in ("*", have) for have, want in zip(part, path, strict=True))
 
 
-class AmemStore(BaseStore):
+class AmemStore(langgraph_store.BaseStore):
     """LangGraph's long-term memory store on amem-graph.
 
     `fields` are the value paths whose text is embedded and analysed (LangGraph's `index["fields"]`);
     by default every string in the value. A put's `index=[...]` overrides them for that item;
     `index=False` still stores a note (every note is searchable here). TTLs are not supported.
     Namespaces are tenants of the whole database (not only `memory.tenant`'s): an item lives among the
-    tenant's other notes, links to them and evolves them. `SearchItem.score` is cosine normalised to
+    tenant's other notes, links to them and evolves them. `langgraph_store.SearchItem.score` is cosine normalised to
     [0, 1]; `updated_at` is the item's last put.
     """
 
@@ -79,30 +66,30 @@ class AmemStore(BaseStore):
         self.memory = memory
         self.fields = list(fields) if fields else None
 
-    def batch(self, ops: Iterable[Op]) -> list[Result]:
+    def batch(self, ops: Iterable[langgraph_store.Op]) -> list[langgraph_store.Result]:
         return [self._one(op) for op in ops]
 
-    async def abatch(self, ops: Iterable[Op]) -> list[Result]:
+    async def abatch(self, ops: Iterable[langgraph_store.Op]) -> list[langgraph_store.Result]:
         return await asyncio.to_thread(self.batch, list(ops))
 
-    def _one(self, op: Op) -> Result:
-        if isinstance(op, GetOp):
+    def _one(self, op: langgraph_store.Op) -> langgraph_store.Result:
+        if isinstance(op, langgraph_store.GetOp):
             return self._get(tenant_of(op.namespace), op.key)
-        if isinstance(op, PutOp):
+        if isinstance(op, langgraph_store.PutOp):
             return self._put(op)
-        if isinstance(op, SearchOp):
+        if isinstance(op, langgraph_store.SearchOp):
             return self._search(op)
-        if isinstance(op, ListNamespacesOp):
+        if isinstance(op, langgraph_store.ListNamespacesOp):
             return self._namespaces(op)
         raise InvalidInput(f"unknown store operation {type(op).__name__}")
 
     # -- items ------------------------------------------------------------------------------------
 
-    def _get(self, tenant: str, key: str) -> Item | None:
-        found = self.memory.store.attached(tenant, [item_id(tenant, key)])
+    def _get(self, tenant: str, key: str) -> langgraph_store.Item | None:
+        found = self.memory.attachments.attached(tenant, [item_id(tenant, key)])
         return self._item(found[0]) if found and found[0].kind == KIND else None
 
-    def _put(self, op: PutOp) -> None:
+    def _put(self, op: langgraph_store.PutOp) -> None:
         tenant = tenant_of(op.namespace)
         note_id = item_id(tenant, op.key)
         if op.value is None:
@@ -115,27 +102,27 @@ class AmemStore(BaseStore):
             raise InvalidInput(f"a store value must be a dict, got {type(op.value).__name__}")
         value = to_json(op.value, f"the value of {op.key!r}")
         text = validation.text(self._text(op.value, op.index), "item text", self.memory.settings.max_content_chars)
-        if self.memory.store.ids_of_other_tenants(tenant, [note_id]):  # a 128-bit hash: only by design
+        if self.memory.attachments.taken_elsewhere(tenant, [note_id]):  # a 128-bit hash: only by design
             raise InvalidInput(f"the note id of {op.key!r} in {op.namespace!r} is taken by another tenant")
         upsert(self.memory, tenant, note_id, text, source=f"store:{op.key}", reason="store item replaced")
-        self.memory.store.attach(tenant, KIND, [Attachment(note_id, value, store_key=op.key)])
+        self.memory.attachments.attach(tenant, KIND, [Attachment(note_id, value, store_key=op.key)])
 
     def _text(self, value: dict[str, Any], index: Any) -> str:
         fields = index if isinstance(index, list) else self.fields
-        texts = [t for path in fields for t in get_text_at_path(value, path)] if fields else _strings(value)
+        texts = [t for path in fields for t in langgraph_store.embed.get_text_at_path(value, path)] if fields else _strings(value)
         return "\n".join(t for t in texts if t.strip()) or json.dumps(value, ensure_ascii=False, sort_keys=True)
 
-    def _item(self, found: Attached, score: float | None = None, search: bool = False) -> Item:
+    def _item(self, found: Attached, score: float | None = None, search: bool = False) -> langgraph_store.Item:
         fields = {
             "namespace": tuple(found.note.tenant.split(".")), "key": found.store_key,
             "value": json.loads(found.attached or "{}"),
             "created_at": found.note.created_at, "updated_at": found.attached_at or found.note.created_at,
         }
-        return SearchItem(**fields, score=score) if search else Item(**fields)
+        return langgraph_store.SearchItem(**fields, score=score) if search else langgraph_store.Item(**fields)
 
     # -- search -----------------------------------------------------------------------------------
 
-    def _search(self, op: SearchOp) -> list[SearchItem]:
+    def _search(self, op: langgraph_store.SearchOp) -> list[langgraph_store.SearchItem]:
         if op.limit < 1 or op.offset < 0:
             raise InvalidInput("limit must be at least 1 and offset at least 0")
         check_filter(op.filter)
@@ -148,7 +135,7 @@ class AmemStore(BaseStore):
             if vector is not None:
                 found += self._nearest(tenant, vector, EVERY if op.filter else wanted)
             else:
-                found += self.memory.store.keyed(tenant, limit=None if op.filter else wanted)
+                found += self.memory.attachments.keyed(tenant, limit=None if op.filter else wanted)
         found = [a for a in found if not op.filter or matches(json.loads(a.attached or "{}"), op.filter)]
         if vector is not None:
             found.sort(key=lambda a: -(a.score or 0.0))
@@ -159,24 +146,24 @@ class AmemStore(BaseStore):
     def _nearest(self, tenant: str, vector: np.ndarray, k: int) -> list[Attached]:
         """The k items nearest to `vector`: from the note index when it holds enough of them among the
         tenant's other notes (chat messages, documents), else by an exact scan of the items."""
-        store = self.memory.store
+        store = self.memory.attachments
         if k < EVERY:
-            hits = store.vector_search(tenant, vector, 3 * k + 10, filters=SUPERSEDED_TOO)
+            hits = store.notes_near(tenant, vector, 3 * k + 10, SUPERSEDED_TOO)
             scores = {note.id: score for note, score in hits}
             items = [a for a in store.attached(tenant, list(scores)) if a.kind == KIND]
             if len(items) >= k or len(hits) < 3 * k + 10:
                 return [replace(a, score=scores[a.note.id]) for a in items][:k]
-        return store.attached_search(tenant, KIND, vector, k, external=False)
+        return store.search(tenant, KIND, vector, k, external=False)
 
     def _tenants(self, prefix: Sequence[str]) -> list[str]:
-        every = self.memory.store.keyed_tenants()
+        every = self.memory.attachments.keyed_tenants()
         if not prefix:
             return every
         root = tenant_of(prefix)
         return [t for t in every if t == root or t.startswith(root + ".")]
 
-    def _namespaces(self, op: ListNamespacesOp) -> list[tuple[str, ...]]:
-        spaces = {tuple(t.split(".")) for t in self.memory.store.keyed_tenants()}
+    def _namespaces(self, op: langgraph_store.ListNamespacesOp) -> list[tuple[str, ...]]:
+        spaces = {tuple(t.split(".")) for t in self.memory.attachments.keyed_tenants()}
         spaces = {s for s in spaces if all(namespace_matches(s, c) for c in op.match_conditions or ())}
         if op.max_depth is not None:
             spaces = {s[: op.max_depth] for s in spaces}

@@ -17,8 +17,7 @@ from ... import validation
 from ...api import AgenticMemory
 from ...embedding import Embedder
 from ...errors import InvalidInput, NoteNotFound
-from ...models import Note, SearchFilter
-from ...store.base import Attachment
+from ...models import Attachment, Note, SearchFilter
 from .notes import upsert
 from .values import check_filter, matches, to_json
 
@@ -90,13 +89,13 @@ class AmemVectorStore(VectorStore):
         )
         for note_id, text, meta, vector in zip(ids, texts, metadata, vectors, strict=True):
             upsert(self.memory, self.tenant, note_id, text, source=f"langchain:{note_id}", reason="document replaced")
-            self.memory.store.attach(self.tenant, KIND, [Attachment(note_id, meta, external_vector=vector)])
+            self.memory.attachments.attach(self.tenant, KIND, [Attachment(note_id, meta, external_vector=vector)])
         return ids
 
     def _check_ids(self, ids: list[str]) -> None:
-        if taken := self.memory.store.ids_of_other_tenants(self.tenant, ids):
+        if taken := self.memory.attachments.taken_elsewhere(self.tenant, ids):
             raise InvalidInput(f"note id(s) {', '.join(taken)} are taken by another tenant (ids are unique database-wide)")
-        owned = [a.note.id for a in self.memory.store.attached(self.tenant, ids) if a.kind != KIND]
+        owned = [a.note.id for a in self.memory.attachments.attached(self.tenant, ids) if a.kind != KIND]
         if owned:
             raise InvalidInput(f"note id(s) {', '.join(owned)} hold a chat message or a store item, not a document")
 
@@ -124,7 +123,7 @@ class AmemVectorStore(VectorStore):
 
     def get_by_ids(self, ids: Sequence[str], /) -> list[Document]:
         wanted = [i for i in ids if validation.NOTE_ID_PATTERN.fullmatch(i)]
-        attached = {a.note.id: a for a in self.memory.store.attached(self.tenant, wanted)}
+        attached = {a.note.id: a for a in self.memory.attachments.attached(self.tenant, wanted)}
         documents = []
         for note_id in wanted:
             if note_id in attached:
@@ -163,12 +162,12 @@ class AmemVectorStore(VectorStore):
         return [(doc, score) for doc, score in found if not filter or matches(doc.metadata, filter)][:k]
 
     def _nearest(self, vector: Sequence[float], k: int) -> list[tuple[Document, float]]:
-        store = self.memory.store
+        store = self.memory.attachments
         if self.embedding is not None:
-            found = store.attached_search(self.tenant, KIND, vector, k, external=True)
+            found = store.search(self.tenant, KIND, vector, k, external=True)
             return [(note_document(a.note, a.attached), float(a.score or 0.0)) for a in found]
         if k < EVERY:  # the shared note index first; it cannot tell documents from chat notes while it searches
-            hits = store.vector_search(self.tenant, np.asarray(vector, dtype=np.float32), 3 * k + 10, filters=SUPERSEDED_TOO)
+            hits = store.notes_near(self.tenant, np.asarray(vector, dtype=np.float32), 3 * k + 10, SUPERSEDED_TOO)
             kinds = {a.note.id: a for a in store.attached(self.tenant, [note.id for note, _ in hits])}
             shown = [
                 (note_document(note, kinds[note.id].attached if note.id in kinds else None), score)
@@ -176,7 +175,7 @@ class AmemVectorStore(VectorStore):
             ]
             if len(shown) >= k or len(hits) < 3 * k + 10:
                 return shown[:k]
-        found = store.attached_search(self.tenant, KIND, vector, k, external=False, plain=True)
+        found = store.search(self.tenant, KIND, vector, k, external=False, plain=True)
         return [(note_document(a.note, a.attached), float(a.score or 0.0)) for a in found]
 
     def _select_relevance_score_fn(self) -> Callable[[float], float]:

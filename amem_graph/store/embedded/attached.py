@@ -10,8 +10,7 @@ import numpy as np
 
 from ... import validation
 from ...errors import InvalidInput
-from ...models import Note
-from ..base import Attached, Attachment, AttachmentKind
+from ...models import Attached, Attachment, AttachmentKind, Note
 from .graph import Node, PropertyGraph
 
 
@@ -19,15 +18,15 @@ class EmbeddedAttached:
     graph: PropertyGraph
     _read: Callable[[Callable[[], Any]], Any]
     _write: Callable[[Callable[[], Any]], Any]
-    _note: Callable[[str, str], Node | None]
-    _to_note: Callable[..., Note]
+    note_node: Callable[[str, str], Node | None]
+    to_note: Callable[..., Note]
 
     def attach(self, tenant: str, kind: AttachmentKind, attachments: Sequence[Attachment]) -> None:
         def work() -> None:
             now = validation.to_millis(datetime.now(timezone.utc))
             missing = []
             for a in attachments:
-                node = self._note(tenant, a.note_id)
+                node = self.note_node(tenant, a.note_id)
                 if node is None or node.props.get("attached_by") not in (None, kind):
                     missing.append(a.note_id)
                     continue
@@ -45,7 +44,7 @@ class EmbeddedAttached:
 
     def attached(self, tenant: str, note_ids: Sequence[str]) -> list[Attached]:
         def work() -> list[Attached]:
-            nodes = [self._note(tenant, i) for i in note_ids]
+            nodes = [self.note_node(tenant, i) for i in note_ids]
             return [self._attached(n) for n in nodes if n is not None and n.props.get("attached") is not None]
 
         return self._read(work)
@@ -107,5 +106,5 @@ class EmbeddedAttached:
         return self._read(work)
 
     def _attached(self, node: Node, score: float | None = None) -> Attached:
-        return Attached(note=self._to_note(node), attached=node.props.get("attached"), kind=node.props.get("attached_by"),
+        return Attached(note=self.to_note(node), attached=node.props.get("attached"), kind=node.props.get("attached_by"),
                         store_key=node.props.get("store_key"), attached_at=node.props.get("attached_at"), score=score)

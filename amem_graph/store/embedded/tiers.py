@@ -12,10 +12,9 @@ from typing import Any, TypeVar
 import numpy as np
 
 from ... import validation
-from ...errors import InvalidInput
 from ...models import Fact, Page, Segment
 from ..base import FactWrite, LastPage, PageWrite, SegmentState, SegmentWrite
-from ..lucene import PAGE_FIELDS, query_words
+from ..lucene import PAGE_FIELDS, check_fields, query_words
 from ..records import fact_from_record, page_from_record, segment_from_record
 from .fulltext import FulltextIndex
 from .graph import Node, PropertyGraph
@@ -152,8 +151,7 @@ class EmbeddedTiers:
         return self._read(work)
 
     def page_search(self, tenant: str, query: str, k: int, *, fields: Mapping[str, float] | None = None) -> list[tuple[Page, float]]:
-        if fields is not None and (unknown := set(fields) - set(PAGE_FIELDS)):
-            raise InvalidInput(f"unknown text fields {sorted(unknown)}: the index has {', '.join(PAGE_FIELDS)}")
+        check_fields(fields, PAGE_FIELDS)
         words = query_words(query)
 
         def work() -> list[tuple[Page, float]]:

@@ -1,0 +1,74 @@
+"""Whole-tenant and whole-database work (reach it as `memory.admin`): which store, the schema, counts,
+export and import (the same records from either store, so a tenant moves between them unchanged), deleting a
+tenant, and re-embedding everything after a change of model."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any
+
+from . import consolidate as consolidation
+from . import schema, validation
+from .embedding import Embedder
+from .settings import Settings
+from .store import MemoryStore, open_store
+
+
+class Admin:
+    """Administration of the store one AgenticMemory runs on; `tenant` None means the memory's own."""
+
+    def __init__(self, store: MemoryStore, embedder: Embedder, tenant: str) -> None:
+        self._store = store
+        self._embedder = embedder
+        self._tenant = tenant
+
+    @property
+    def kind(self) -> str:
+        """neo4j or embedded."""
+        return self._store.kind
+
+    @property
+    def location(self) -> str:
+        """The Neo4j URI or the embedded store's folder."""
+        return self._store.location
+
+    def init_schema(self) -> None:
+        """Create the schema (constraints, range, vector and fulltext indexes) if missing; idempotent."""
+        schema.ensure(self._store, self._embedder.model_name, self._embedder.dimension, force=True)
+
+    def delete_tenant(self, tenant: str | None = None) -> int:
+        """Delete every node of one tenant (notes, pages, segments, persona, history) and nothing of any other;
+        returns how many."""
+        return self._store.delete_tenant(self._of(tenant))
+
+    def export(self, tenant: str | None = None) -> tuple[dict[str, Any], Iterator[dict[str, Any]]]:
+        """A header (tenant, schema version, model, dimension) and every node, then every relationship, of one
+        tenant as JSON-ready records (see transfer.py)."""
+        tenant = self._of(tenant)
+        marker = self._store.stats(tenant).schema
+        header = {"tenant": tenant, "schema": marker.get("version"), "model": marker.get("embedding_model"),
+                  "dimension": marker.get("embedding_dimension")}
+        return header, self._store.export_records(tenant)
+
+    def import_(
+        self, nodes: Sequence[dict[str, Any]], relationships: Sequence[dict[str, Any]], tenant: str | None = None
+    ) -> tuple[int, int]:
+        """Create an exported tenant all or nothing; the tenant must hold nothing here yet. Returns the nodes and
+        relationships created."""
+        return self._store.import_records(self._of(tenant), nodes, relationships)
+
+    def _of(self, tenant: str | None) -> str:
+        return self._tenant if tenant is None else validation.tenant(tenant)
+
+
+def consolidate(
+    settings: Settings, embedder: Embedder, *, on_batch: Callable[[str, int], None] | None = None
+) -> dict[str, int]:
+    """After a change of AMEM_EMBEDDING_MODEL: every note, page and fact of the settings' database embedded
+    again with `embedder`, and the vector index rebuilt for its dimension (a memory cannot open the database
+    meanwhile: its schema names the old model). Returns how many of each kind."""
+    store = open_store(settings)
+    try:
+        return consolidation.consolidate(store, embedder, on_batch=on_batch)
+    finally:
+        store.close()

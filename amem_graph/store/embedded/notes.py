@@ -1,0 +1,371 @@
+"""The note primitives in the embedded store: each does what its statement in cypher/ does on Neo4j, inside
+the store's all-or-nothing transaction (a write) or under its lock (a read)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from ... import validation
+from ...errors import InvalidInput
+from ...models import (
+    LINK_TYPES,
+    NO_FILTER,
+    Evolution,
+    Link,
+    Note,
+    NoteVersion,
+    SearchFilter,
+    Step,
+    Supersession,
+)
+from ..base import EvolutionRecord, LinkState, NoteRevision
+from ..lucene import TEXT_FIELDS, check_fields, query_words
+from ..records import evolution_from_record, version_from_record
+from .graph import ConstraintViolation, Node, Rel
+
+if TYPE_CHECKING:
+    from .store import EmbeddedStore
+
+EXPANDED = ("NEXT", *sorted(LINK_TYPES))  # what expansion may follow (search/expand.cypher)
+_VERSION_FIELDS = ("content", "context", "keywords", "tags", "category", "importance", "event_time", "analysis",
+                   "model", "neighbourhood")
+
+
+def passes(props: Mapping[str, Any], filters: SearchFilter) -> bool:
+    """cypher/fragments/note_filter.cypher, but for the tenant (the callers scan one tenant)."""
+    if not filters.include_superseded and props.get("invalid_at") is not None:
+        return False
+    event_time = props.get("event_time")
+    if filters.after is not None and (event_time is None or event_time < filters.after):
+        return False
+    if filters.before is not None and (event_time is None or event_time >= filters.before):
+        return False
+    if filters.tags and not set(props.get("tags") or ()) & set(filters.tags):
+        return False
+    if filters.speakers and props.get("speaker") not in filters.speakers:
+        return False
+    return not filters.sessions or props.get("session") in filters.sessions
+
+
+def _stored(values: Mapping[str, Any]) -> dict[str, Any]:
+    return {k: list(v) if isinstance(v, tuple) else v for k, v in values.items()}
+
+
+class EmbeddedNotes:
+    """Note primitives over the store's graph for one tenant."""
+
+    def __init__(self, store: EmbeddedStore, tenant: str, now: datetime) -> None:
+        self._store = store
+        self.graph = store.graph
+        self.tenant = tenant
+        self.now = now
+
+    def _note(self, note_id: str) -> Node | None:
+        return self._store.note_node(self.tenant, note_id)
+
+    def _id(self, key: int) -> str:
+        return self.graph.nodes[key].props["id"]
+
+    # -- notes ------------------------------------------------------------------------------------
+
+    def identities(self, keys: Sequence[tuple[str, str]]) -> dict[int, str]:
+        found = {}
+        for index, (source, digest) in enumerate(keys):
+            node = self.graph.unique("Note", tenant=self.tenant, source=source, content_hash=digest)
+            if node is not None:
+                found[index] = node.props["id"]
+        return found
+
+    def create_notes(self, rows: Sequence[dict[str, Any]]) -> list[tuple[str, bool]]:
+        try:
+            return [self._create(row) for row in rows]
+        except ConstraintViolation as err:
+            raise InvalidInput(f"a note id is already taken: {err}") from None
+
+    def _create(self, row: dict[str, Any]) -> tuple[str, bool]:
+        """cypher/note/create.cypher for one row."""
+        found = self.graph.unique("Note", tenant=self.tenant, source=row["source"], content_hash=row["content_hash"])
+        if found is not None:
+            return found.props["id"], False
+        props = {
+            **{k: row[k] for k in ("id", "content", "content_hash", "source", "keywords", "tags", "context", "category",
+                                   "importance", "event_time", "analysis", "model", "speaker", "neighbourhood")},
+            "tenant": self.tenant, "retrieval_count": 0, "created_at": self.now, "updated_at": self.now, "version": 1,
+            "valid_from": row["event_time"] or self.now, "embedding": np.asarray(row["embedding"], dtype=np.float32),
+        }
+        node = self.graph.create_node(["Note"], props)
+        if row["session"] is not None:
+            chained = [n for n in self.graph.in_session("Note", self.tenant, row["session"]) if n.props.get("seq") is not None]
+            last = max(chained, key=lambda n: n.props["seq"], default=None)
+            self.graph.set(node, session=row["session"], seq=(last.props["seq"] if last else 0) + 1)
+            if last is not None:
+                self.graph.create_rel("NEXT", last, node)
+        return props["id"], True
+
+    def note(self, note_id: str, *, with_embedding: bool = False) -> Note | None:
+        node = self._note(note_id)
+        return None if node is None else self._store.to_note(node, links=True, with_embedding=with_embedding)
+
+    def versions_of(self, note_ids: Sequence[str]) -> dict[str, int]:
+        return {i: n.props["version"] for i in sorted(set(note_ids)) if (n := self._note(i)) is not None}
+
+    def revise(self, revisions: Sequence[NoteRevision], evolution_id: str | None) -> list[tuple[str, int]]:
+        kept = []
+        for revision in revisions:
+            node = self._note(revision.id)
+            if node is None:
+                continue
+            version = self._keep_version(node, reason=revision.reason, evolution_id=evolution_id)
+            values = _stored(revision.values)
+            if revision.embedding is not None:
+                values["embedding"] = np.asarray(revision.embedding, dtype=np.float32)
+            try:
+                self.graph.set(node, **values, version=node.props["version"] + 1, updated_at=self.now)
+            except ConstraintViolation:
+                raise InvalidInput(
+                    f"another note in tenant {self.tenant!r} already has this content from the same source"
+                ) from None
+            kept.append((revision.id, int(version.props["version"])))
+        return kept
+
+    def _keep_version(self, node: Node, **extra: Any) -> Node:
+        """cypher/fragments/version_props.cypher: the note as it is before a change."""
+        props = {"note_id": node.props["id"], "tenant": node.props["tenant"], "version": node.props["version"],
+                 **{k: node.props.get(k) for k in _VERSION_FIELDS},
+                 "valid_from": node.props.get("updated_at"), "valid_to": self.now, **extra}
+        version = self.graph.create_node(["NoteVersion"], props)
+        self.graph.create_rel("HAS_VERSION", node, version)
+        return version
+
+    def delete_note(self, note_id: str) -> list[str] | None:
+        """cypher/note/delete.cypher."""
+        graph, node = self.graph, self._note(note_id)
+        if node is None:
+            return None
+        versions = [graph.other(r, node) for r in graph.relationships(node, ["HAS_VERSION"])]
+        evolutions = [
+            graph.other(r, node) for r in graph.relationships(node, ["TRIGGERED_BY"], "in")
+            if all(graph.other(v, graph.other(r, node)).props.get("note_id") == note_id
+                   for v in graph.relationships(graph.other(r, node), ["REVISED"]))
+        ]
+        restored = [
+            older for older in (graph.nodes[r.start] for r in graph.relationships(node, ["SUPERSEDED_BY"], "in"))
+            if all(graph.nodes[s.end].key == node.key for s in graph.relationships(older, ["SUPERSEDED_BY"]))
+        ]
+        before = [graph.nodes[r.start] for r in graph.relationships(node, ["NEXT"], "in")]
+        after = [graph.nodes[r.end] for r in graph.relationships(node, ["NEXT"], "out")]
+        for b in before:
+            for a in after:
+                graph.create_rel("NEXT", b, a)
+        graph.delete_node(node)
+        for doomed in (*versions, *evolutions):
+            if doomed.key in graph.nodes:
+                graph.delete_node(doomed)
+        for older in restored:
+            graph.set(older, invalid_at=None)
+        return [older.props["id"] for older in restored]
+
+    def list_notes(self, *, limit: int, offset: int = 0) -> list[Note]:
+        nodes = sorted(self.graph.labelled("Note", self.tenant), key=lambda n: n.props["id"])
+        nodes.sort(key=lambda n: n.props["created_at"], reverse=True)
+        return [self._store.to_note(n) for n in nodes[offset: offset + limit]]
+
+    # -- links and evolutions ---------------------------------------------------------------------
+
+    def link(self, links: Sequence[Link], evolution_id: str | None) -> list[Link]:
+        """cypher/link/create.cypher."""
+        made = []
+        for link in links:
+            a, b = self._note(link.source_id), self._note(link.target_id)
+            if a is None or b is None:
+                continue
+            kind = validation.link_type(link.type)
+            rel = next((r for r in self.graph.relationships(a, [kind]) if r.end == b.key), None)
+            if rel is None:
+                rel = self.graph.create_rel(kind, a, b, {"created_at": self.now})
+            self.graph.set_rel(rel, reason=link.reason, confidence=link.confidence, evolution_id=evolution_id,
+                               invalid_at=None, invalid_reason=None, invalidated_by=None)
+            made.append(Link(link.source_id, link.target_id, kind, rel.props.get("reason") or "",
+                             float(rel.props.get("confidence", 1.0)), rel.props.get("created_at"), None))
+        return made
+
+    def supersede(self, pairs: Sequence[tuple[str, str, str]], evolution_id: str) -> None:
+        """cypher/evolution/supersede.cypher."""
+        for old_id, new_id, reason in pairs:
+            old, new = self._note(old_id), self._note(new_id)
+            if old is None or new is None:
+                continue
+            if old.props.get("invalid_at") is None:
+                self.graph.set(old, invalid_at=self.now)
+            if not any(r.end == new.key for r in self.graph.relationships(old, ["SUPERSEDED_BY"])):
+                self.graph.create_rel("SUPERSEDED_BY", old, new, {"reason": reason, "at": self.now,
+                                                                  "evolution_id": evolution_id})
+
+    def _valid(self, node: Node) -> Iterator[Rel]:
+        for rel in self.graph.relationships(node, LINK_TYPES, "both"):
+            if rel.props.get("invalid_at") is None and self.graph.other(rel, node).labels == {"Note"}:
+                yield rel
+
+    def valid_links(self, note_ids: Sequence[str]) -> dict[str, list[LinkState]]:
+        found: dict[str, list[LinkState]] = {}
+        for note_id in note_ids:
+            node = self._note(note_id)
+            found[note_id] = [
+                LinkState(self._id(r.start), self._id(r.end), r.type, float(r.props.get("confidence", 1.0)),
+                          r.props.get("created_at"))
+                for r in (self._valid(node) if node is not None else ())
+            ]
+        return found
+
+    def invalidate_links(self, links: Sequence[LinkState], reason: str, evolution_id: str) -> None:
+        for link in links:
+            source, target = self._note(link.source_id), self._note(link.target_id)
+            if source is None or target is None:
+                continue
+            for rel in self.graph.relationships(source, [link.type]):
+                if rel.end == target.key:
+                    self.graph.set_rel(rel, invalid_at=self.now, invalid_reason=reason, invalidated_by=evolution_id)
+
+    def record_evolution(self, record: EvolutionRecord) -> None:
+        """cypher/evolution/record.cypher."""
+        trigger = self._note(record.trigger_id)
+        if trigger is None:
+            return
+        evolution = self.graph.create_node(["Evolution"], {
+            "id": record.id, "tenant": self.tenant, "at": self.now, "trigger_note_id": record.trigger_id,
+            "analysis": record.analysis, "model": record.model, "prompt_version": record.prompt_version,
+            "decision": record.decision, "prompt_tokens": record.prompt_tokens,
+            "completion_tokens": record.completion_tokens,
+        })
+        self.graph.create_rel("TRIGGERED_BY", evolution, trigger)
+        for note_id, version in record.revised:
+            note = self._note(note_id)
+            for rel in self.graph.relationships(note, ["HAS_VERSION"]) if note else ():
+                if self.graph.nodes[rel.end].props.get("version") == version:
+                    self.graph.create_rel("REVISED", evolution, self.graph.nodes[rel.end])
+
+    def history(self, note_id: str) -> tuple[list[NoteVersion], list[Evolution], list[Supersession]]:
+        graph, node = self.graph, self._note(note_id)
+        if node is None:
+            return [], [], []
+        kept = sorted((graph.nodes[r.end] for r in graph.relationships(node, ["HAS_VERSION"])),
+                      key=lambda v: v.props["version"])
+        found = {e.key: e for e in graph.labelled("Evolution", self.tenant) if e.props.get("trigger_note_id") == note_id}
+        for version in kept:
+            for revised in graph.relationships(version, ["REVISED"], "in"):
+                found[revised.start] = graph.nodes[revised.start]
+        evolutions = []
+        for e in sorted(found.values(), key=lambda e: (e.props["at"], e.props["id"])):
+            versions = [graph.nodes[r.end].props for r in graph.relationships(e, ["REVISED"])]
+            evolutions.append(evolution_from_record(e.props, [(v["note_id"], v["version"]) for v in versions]))
+        rels = sorted(graph.relationships(node, ["SUPERSEDED_BY"]), key=lambda r: r.props["at"])
+        superseded = [Supersession(self._id(r.end), r.props.get("reason") or "", r.props.get("at")) for r in rels]
+        return [version_from_record(v.props) for v in kept], evolutions, superseded
+
+    def session_tail(self, session: str, n: int) -> list[Note]:
+        chained = [x for x in self.graph.in_session("Note", self.tenant, session) if x.props.get("seq") is not None]
+        chained.sort(key=lambda x: x.props["seq"])
+        return [self._store.to_note(x) for x in chained[-n:]] if n > 0 else []
+
+    def notes_by_analysis(self, kinds: Sequence[str], limit: int) -> list[str]:
+        found = [n for n in self.graph.labelled("Note", self.tenant)
+                 if n.props.get("analysis") in kinds and n.props.get("invalid_at") is None]
+        found.sort(key=lambda n: (n.props["created_at"], n.props["id"]))
+        return [n.props["id"] for n in found[:limit]]
+
+    # -- search -----------------------------------------------------------------------------------
+
+    def vector_search(
+        self, vector: Sequence[float], k: int, *, filters: SearchFilter = NO_FILTER, brief: bool = False
+    ) -> list[tuple[Note, float]]:
+        query = np.asarray(vector, dtype=np.float32)
+        keys, matrix = self._store.note_vectors(self.tenant)
+        if not keys:
+            return []
+        scores = (1.0 + matrix @ (query / (np.linalg.norm(query) + 1e-12))) / 2.0  # as Neo4j's: in [0, 1]
+        found = []
+        for i in np.argsort(-scores, kind="stable"):  # ties in id order, as the matrix rows are
+            node = self.graph.nodes.get(keys[i])
+            if node is not None and passes(node.props, filters):
+                found.append((self._store.to_note(node), float(scores[i])))
+                if len(found) == k:
+                    break
+        return found
+
+    def fulltext_search(
+        self, query: str, k: int, *, filters: SearchFilter = NO_FILTER, fields: Mapping[str, float] | None = None,
+        brief: bool = False,
+    ) -> list[tuple[Note, float]]:
+        check_fields(fields, TEXT_FIELDS)
+        words = query_words(query)
+        if not words:
+            return []
+        scores = self._store.note_scores(words, fields)
+        found = [(key, score) for key, score in scores.items()
+                 if self.graph.nodes[key].props.get("tenant") == self.tenant and passes(self.graph.nodes[key].props, filters)]
+        found.sort(key=lambda pair: (-pair[1], pair[0]))  # ties in insertion order, as Lucene's doc ids
+        return [(self._store.to_note(self.graph.nodes[key]), float(score)) for key, score in found[:k]]
+
+    def expand(
+        self, candidates: Mapping[str, float], seeds: Sequence[str], *, hops: int, decay: float,
+        weights: Mapping[str, float], limit: int, names: Sequence[str] = (), speaker_prior: float = 0.0,
+        deep_seeds: int = 5, filters: SearchFilter = NO_FILTER,
+    ) -> list[tuple[Note, float, list[Step]]]:
+        """cypher/search/expand.cypher."""
+        followed = {t: float(w) for t, w in weights.items() if w > 0 and t in EXPANDED}
+        best: dict[int, tuple[float, list[Step]]] = {}
+        for note_id, score in candidates.items():
+            node = self._note(note_id)
+            if node is not None and (node.key not in best or score > best[node.key][0]):
+                best[node.key] = (score, [])
+        seed_ids = set(seeds)
+        for rank, seed_id in enumerate(seeds):
+            seed = self._note(seed_id)
+            if seed is None:
+                continue
+            depth = hops if rank < deep_seeds else min(hops, 1)
+            for node, factor, steps in self._paths(seed, depth, decay, followed):
+                if node.props["id"] in seed_ids or not passes(node.props, filters):
+                    continue
+                prior = speaker_prior if node.props.get("speaker") in names else 0.0
+                score = candidates[seed_id] * factor + prior
+                if node.key not in best or score > best[node.key][0]:
+                    best[node.key] = (score, steps)
+        ranked = sorted(best.items(), key=lambda item: (-item[1][0], self._id(item[0])))[:limit]
+        return [(self._store.to_note(self.graph.nodes[key]), score, steps) for key, (score, steps) in ranked]
+
+    def _paths(self, seed: Node, depth: int, decay: float, weights: Mapping[str, float]) -> Iterator[tuple[Node, float, list[Step]]]:
+        """Every path of 1..depth valid, followed relationships from `seed` (no relationship twice, as
+        Cypher's patterns), with its factor: per step decay × weight × confidence."""
+        stack: list[tuple[Node, float, list[Step], frozenset[int]]] = [(seed, 1.0, [], frozenset())]
+        while stack:
+            node, factor, steps, used = stack.pop()
+            if len(steps) == depth:
+                continue
+            for rel in self.graph.relationships(node, weights, "both"):
+                if rel.key in used or rel.props.get("invalid_at") is not None:
+                    continue
+                nxt = self.graph.other(rel, node)
+                if "Note" not in nxt.labels:
+                    continue
+                kind = "PREVIOUS" if rel.type == "NEXT" and rel.start != node.key else rel.type
+                step = Step(from_id=node.props["id"], type=kind, reason=rel.props.get("reason") or "",
+                            confidence=float(rel.props.get("confidence", 1.0)))
+                gained = factor * decay * weights[rel.type] * float(rel.props.get("confidence", 1.0))
+                yield nxt, gained, [*steps, step]
+                stack.append((nxt, gained, [*steps, step], used | {rel.key}))
+
+    def speakers(self) -> list[str]:
+        return sorted({s for n in self.graph.labelled("Note", self.tenant) if (s := n.props.get("speaker"))})
+
+    def record_access(self, note_ids: Sequence[str]) -> None:
+        for note_id in note_ids:
+            if (node := self._note(note_id)) is not None:
+                self.graph.set(node, retrieval_count=node.props.get("retrieval_count", 0) + 1, last_accessed=self.now)
+
+
+__all__ = ["EmbeddedNotes", "passes"]

@@ -1,0 +1,204 @@
+"""The note primitives on Neo4j: each one named statement (or a few) inside the caller's transaction."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from datetime import datetime
+from typing import Any
+
+from neo4j import ManagedTransaction, Record
+from neo4j.exceptions import ConstraintError
+
+from .. import cypher, validation
+from ..errors import InvalidInput
+from ..models import (
+    LINK_TYPES,
+    NO_FILTER,
+    Evolution,
+    Link,
+    Note,
+    NoteVersion,
+    SearchFilter,
+    Step,
+    Supersession,
+)
+from .base import EvolutionRecord, LinkState, NoteRevision
+from .lucene import lucene_query
+from .records import evolution_from_record, link_from_record, note_from_record, time_of, version_from_record
+
+MAX_FETCH = 20_000  # the most notes one k-NN query asks the shared vector index for
+
+
+def _note(props: dict[str, Any], brief: bool) -> Note:
+    """A note from a full map (@note_map) or a brief one (@note_brief: id, content, speaker, session, event
+    time), which ranking uses before it reads the final notes in full."""
+    if brief:
+        return Note(
+            id=props["id"], tenant=props["tenant"], content=props["content"], content_hash="",
+            speaker=props.get("speaker"), session=props.get("session"), event_time=time_of(props.get("event_time")),
+        )
+    return note_from_record(props)
+
+
+def _link_row(link: Link) -> dict[str, Any]:
+    return {
+        "source_id": link.source_id, "target_id": link.target_id, "type": validation.link_type(link.type),
+        "reason": link.reason, "confidence": link.confidence,
+    }
+
+
+class Neo4jNotes:
+    """Note primitives over one managed transaction, every statement scoped by the tenant."""
+
+    def __init__(self, tx: ManagedTransaction, tenant: str, now: datetime, overfetch: dict[tuple[str, bool], float]) -> None:
+        self._tx = tx
+        self.tenant = tenant
+        self.now = now
+        self._overfetch = overfetch  # the store's: (tenant, filtered) → k-NN over-fetch multiple
+
+    def run(self, name: str, **params: Any) -> list[Record]:
+        return list(self._tx.run(cypher.load(name), {"tenant": self.tenant, "now": self.now, **params}))
+
+    def _each(self, name: str, rows_param: str, rows: Sequence[Any], **params: Any) -> list[Record]:
+        """A statement that UNWINDs `rows`: no round trip when there are none."""
+        return self.run(name, **{rows_param: list(rows)}, **params) if rows else []
+
+    # -- notes ------------------------------------------------------------------------------------
+
+    def identities(self, keys: Sequence[tuple[str, str]]) -> dict[int, str]:
+        rows = [{"index": i, "source": source, "content_hash": digest} for i, (source, digest) in enumerate(keys)]
+        return {r["index"]: r["id"] for r in self._each("note/existing", "keys", rows)}
+
+    def create_notes(self, rows: Sequence[dict[str, Any]]) -> list[tuple[str, bool]]:
+        try:
+            records = self._each("note/create", "rows", rows)
+        except ConstraintError as err:
+            raise InvalidInput(f"a note id is already taken: {err.message}") from None
+        return [(r["id"], bool(r["created"])) for r in records]
+
+    def note(self, note_id: str, *, with_embedding: bool = False) -> Note | None:
+        rows = self.run("note/get", id=note_id, link_types=sorted(LINK_TYPES), with_embedding=with_embedding)
+        return note_from_record(rows[0]["note"], rows[0]["links"], rows[0]["embedding"]) if rows else None
+
+    def versions_of(self, note_ids: Sequence[str]) -> dict[str, int]:
+        return {r["id"]: r["version"] for r in self._each("note/versions", "ids", sorted(set(note_ids)))}
+
+    def revise(self, revisions: Sequence[NoteRevision], evolution_id: str | None) -> list[tuple[str, int]]:
+        rows = [
+            {"id": r.id, "values": {k: list(v) if isinstance(v, tuple) else v for k, v in r.values.items()},
+             "reason": r.reason, "embedding": None if r.embedding is None else list(r.embedding)}
+            for r in revisions
+        ]
+        try:
+            records = self._each("note/revise", "revisions", rows, evolution_id=evolution_id)
+        except ConstraintError:
+            raise InvalidInput(
+                f"another note in tenant {self.tenant!r} already has this content from the same source"
+            ) from None
+        return [(r["note_id"], r["version"]) for r in records]
+
+    def delete_note(self, note_id: str) -> list[str] | None:
+        rows = self.run("note/delete", id=note_id)
+        return list(rows[0]["restored"]) if rows else None
+
+    def list_notes(self, *, limit: int, offset: int = 0) -> list[Note]:
+        return [note_from_record(r["note"]) for r in self.run("note/list", limit=limit, offset=offset)]
+
+    # -- links and evolutions ---------------------------------------------------------------------
+
+    def link(self, links: Sequence[Link], evolution_id: str | None) -> list[Link]:
+        made = self._each("link/create", "rows", [_link_row(link) for link in links], evolution_id=evolution_id)
+        return [link_from_record(r.data()) for r in made]
+
+    def supersede(self, pairs: Sequence[tuple[str, str, str]], evolution_id: str) -> None:
+        rows = [{"old_id": old, "new_id": new, "reason": reason} for old, new, reason in pairs]
+        self._each("evolution/supersede", "contradictions", rows, evolution_id=evolution_id)
+
+    def valid_links(self, note_ids: Sequence[str]) -> dict[str, list[LinkState]]:
+        found: dict[str, list[LinkState]] = {i: [] for i in note_ids}
+        for r in self._each("link/valid", "ids", sorted(set(note_ids)), link_types=sorted(LINK_TYPES)):
+            found[r["id"]].append(
+                LinkState(r["source_id"], r["target_id"], r["type"], float(r["confidence"]), time_of(r["created_at"]))
+            )
+        return found
+
+    def invalidate_links(self, links: Sequence[LinkState], reason: str, evolution_id: str) -> None:
+        rows = [{"source_id": s.source_id, "target_id": s.target_id, "type": validation.link_type(s.type)} for s in links]
+        self._each("link/invalidate", "links", rows, reason=reason, evolution_id=evolution_id)
+
+    def record_evolution(self, record: EvolutionRecord) -> None:
+        self.run(
+            "evolution/record", evolution_id=record.id, trigger_id=record.trigger_id, analysis=record.analysis,
+            model=record.model, prompt_version=record.prompt_version, decision=record.decision,
+            prompt_tokens=record.prompt_tokens, completion_tokens=record.completion_tokens,
+            revised=[{"note_id": note_id, "version": version} for note_id, version in record.revised],
+        )
+
+    def history(self, note_id: str) -> tuple[list[NoteVersion], list[Evolution], list[Supersession]]:
+        versions = [version_from_record(r["version"]) for r in self.run("history/versions", id=note_id)]
+        evolutions = [evolution_from_record(r["evolution"], r["revised"]) for r in self.run("history/evolutions", id=note_id)]
+        superseded = [
+            Supersession(r["id"], r["reason"] or "", time_of(r["at"])) for r in self.run("history/superseded_by", id=note_id)
+        ]
+        return versions, evolutions, superseded
+
+    def session_tail(self, session: str, n: int) -> list[Note]:
+        return [note_from_record(r["note"]) for r in self.run("session/tail", session=session, n=n)]
+
+    def notes_by_analysis(self, kinds: Sequence[str], limit: int) -> list[str]:
+        return [r["id"] for r in self.run("note/by_analysis", kinds=list(kinds), limit=limit)]
+
+    # -- search -----------------------------------------------------------------------------------
+
+    def vector_search(
+        self, vector: Sequence[float], k: int, *, filters: SearchFilter = NO_FILTER, brief: bool = False
+    ) -> list[tuple[Note, float]]:
+        params = {"vector": list(vector), "k": k, "brief": brief, **filters.params()}
+        # The index is shared by all tenants and cannot filter while it searches: over-fetch by a multiple
+        # sized from the share of this tenant's (and filter's) notes the last query saw, widen once by
+        # the share this one saw, then scan the tenant exactly (also the path for tenants under k notes).
+        key = (self.tenant, filters != NO_FILTER)
+        fetch = min(MAX_FETCH, max(round(self._overfetch.get(key, 2.0) * k), 20))
+        rows: list[Record] = []
+        for _ in range(2):
+            rows = self.run("note/vector_search", fetch=fetch, **params)
+            matched = rows[0]["matched"] if rows else 0
+            self._overfetch[key] = max(2.0, 1.5 * fetch / matched if matched else 10.0 * fetch / k)
+            if len(rows) >= k or fetch >= MAX_FETCH:
+                break
+            fetch = min(MAX_FETCH, round(self._overfetch[key] * k))
+        if len(rows) < k:
+            rows = self.run("note/vector_search_exact", **params)
+        return [(_note(r["note"], brief), float(r["score"])) for r in rows]
+
+    def fulltext_search(
+        self, query: str, k: int, *, filters: SearchFilter = NO_FILTER, fields: Mapping[str, float] | None = None,
+        brief: bool = False,
+    ) -> list[tuple[Note, float]]:
+        terms = lucene_query(query, fields)
+        if not terms:  # nothing Lucene could match (punctuation only)
+            return []
+        rows = self.run("note/fulltext_search", query=terms, k=k, brief=brief, **filters.params())
+        return [(_note(r["note"], brief), float(r["score"])) for r in rows]
+
+    def expand(
+        self, candidates: Mapping[str, float], seeds: Sequence[str], *, hops: int, decay: float,
+        weights: Mapping[str, float], limit: int, names: Sequence[str] = (), speaker_prior: float = 0.0,
+        deep_seeds: int = 5, filters: SearchFilter = NO_FILTER,
+    ) -> list[tuple[Note, float, list[Step]]]:
+        rows = self.run(
+            "search/expand", candidates=[{"id": i, "score": s} for i, s in candidates.items()],
+            seeds=[{"id": i, "score": candidates[i]} for i in seeds], seed_ids=list(seeds), hops=hops, decay=decay,
+            weights={t: float(w) for t, w in weights.items() if w > 0}, limit=limit, names=list(names),
+            speaker_prior=speaker_prior, deep_seeds=deep_seeds, **filters.params(),
+        )
+        return [(note_from_record(r["note"]), float(r["score"]), [Step(**step) for step in r["path"]]) for r in rows]
+
+    def speakers(self) -> list[str]:
+        return [r["speaker"] for r in self.run("search/speakers")]
+
+    def record_access(self, note_ids: Sequence[str]) -> None:
+        self._each("search/record_access", "ids", note_ids)
+
+
+__all__ = ["Neo4jNotes"]
