@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from functools import cache
 from pathlib import Path
 
@@ -45,9 +46,28 @@ def _load_once(name: str):
     from sentence_transformers import SentenceTransformer
 
     try:
-        return SentenceTransformer(resolve_model(name), device="cpu")
+        with _no_progress_bars():
+            return SentenceTransformer(resolve_model(name), device="cpu")
     except Exception as err:  # the library raises many kinds; the user needs the model name and the cause
         raise AmemError(f"cannot load embedding model {name!r}: {err}") from err
+
+
+@contextmanager
+def _no_progress_bars() -> Iterator[None]:
+    """transformers draws a "Loading weights" bar on stderr at every load: noise in every command's output
+    (and a log) that the user did not ask for. Off for the load only, so a caller's own bars stay as set."""
+    from huggingface_hub.utils import are_progress_bars_disabled, disable_progress_bars
+    from transformers.utils import logging as transformers_logging
+
+    bars_on, hub_off = transformers_logging.is_progress_bar_enabled(), are_progress_bars_disabled()
+    transformers_logging.disable_progress_bar()  # the hub's bars (downloads) too
+    try:
+        yield
+    finally:
+        if bars_on:
+            transformers_logging.enable_progress_bar()
+        if hub_off:  # enable_progress_bar turned the hub's on as well
+            disable_progress_bars()
 
 
 @cache
@@ -93,6 +113,13 @@ class Embedder:
 
     def embed_one(self, text: str) -> np.ndarray:
         return self.embed([text])[0]
+
+
+def cosine(a: Sequence[float], b: Sequence[float]) -> float:
+    """Raw cosine in [-1, 1] (what the statements compute as `2 * vector.similarity.cosine(a, b) - 1`)."""
+    x, y = np.asarray(a, dtype=np.float32), np.asarray(b, dtype=np.float32)
+    norm = float(np.linalg.norm(x) * np.linalg.norm(y))
+    return float(x @ y) / norm if norm else 0.0
 
 
 def composite_text(content: str, context: str = "", keywords: Sequence[str] = (), tags: Sequence[str] = ()) -> str:

@@ -7,6 +7,7 @@ import re
 from collections.abc import Callable, Iterator
 from dataclasses import replace
 from datetime import datetime, timedelta, timezone
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -160,8 +161,9 @@ def test_a_segment_is_claimed_once_by_concurrent_promotions(open_tiers: Callable
     for text in DOG[:3]:
         memory.add_turn(text, session_id="s1")
     [segment] = memory.tiers.segments()  # two beagle pages, read by two would-be promoters
-    assert memory.store.claim_segment(memory.tenant, segment, now=T0)
-    assert not memory.store.claim_segment(memory.tenant, segment, now=T0)  # the second one backs off
+    claim = partial(memory.tiers._claim, segment=segment, now=T0)
+    assert memory._store.write(memory.tenant, claim)
+    assert not memory._store.write(memory.tenant, claim)  # the second one backs off
     memory.add_turn(DOG[3], session_id="s1")  # the third beagle page joins after the claim: it counts
     [after] = memory.tiers.segments()
     assert after.promotions == 1 and after.visits == 0 and after.interaction_len == 1
@@ -176,7 +178,7 @@ def test_persona_facts_are_deduplicated_and_updated_with_history(open_tiers: Cal
     assert set(facts) == {"I love hiking in the mountains.", "I live in Seattle now."}
     assert facts["I love hiking in the mountains."].mentions == 2
     assert len(facts["I live in Seattle now."].page_ids) == 1
-    assert len(memory.store.facts(memory.tenant, "assistant", limit=100)) == 2  # the Boston fact is no longer active...
+    assert len(memory._store.read(memory.tenant, lambda tx: tx.facts("assistant", limit=100))) == 2  # the Boston fact is no longer active...
     nodes, rels = tenant_graph(memory)
     old = [(nodes[r["start"]]["props"], nodes[r["end"]]["props"], r["props"]) for r in rels
            if r["type"] == "SUPERSEDED_BY" and nodes[r["start"]]["labels"] == ["Fact"]]

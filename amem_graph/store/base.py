@@ -182,10 +182,10 @@ class NoteStore(Protocol):
     location: str
     dimension: int | None
 
-    def read(self, tenant: str, work: Callable[[NoteTx], T]) -> T:
+    def read(self, tenant: str, work: Callable[[Tx], T]) -> T:
         """`work` in one read transaction (on Neo4j, retried on transient errors)."""
 
-    def write(self, tenant: str, work: Callable[[NoteTx], T], *, lock: bool = True) -> T:
+    def write(self, tenant: str, work: Callable[[Tx], T], *, lock: bool = True) -> T:
         """`work` in one write transaction, all or nothing, after the tenant's lock (unless `lock` is False:
         writes that change no version); on Neo4j retried on transient errors, so `work` may run again."""
 
@@ -242,13 +242,27 @@ class PageWrite:
 
 @dataclass(frozen=True)
 class SegmentState:
-    """What joining a page to a segment updates, and the page count the join must still find."""
+    """One segment as a join or a promotion reads it before it writes."""
 
     embedding: np.ndarray
     keywords: tuple[str, ...]
     keyword_counts: tuple[int, ...]
     summary: str
     pages: int
+    archived: bool = False
+    promotions: int = 0
+    visits: int = 0
+    interaction_len: int = 0
+
+
+@dataclass(frozen=True)
+class SessionPages:
+    """A session's pages: how many, how many still short-term, and when its newest was stored."""
+
+    session_id: str
+    pages: int
+    stm: int
+    latest: datetime | None
 
 
 @dataclass(frozen=True)
@@ -285,84 +299,71 @@ class FactWrite:
     model: str | None = None
 
 
-class TierStore(Protocol):
-    """Tenant-scoped persistence of the MemoryOS tiers: pages, chains, segments, persona facts. `now` comes
-    from the caller's clock, so heat can be read at any time (and tests can move time on)."""
+class TierTx(Protocol):
+    """Data primitives over one tenant's MemoryOS tiers (pages, chains, segments, persona facts), inside the
+    transaction of `Store.read` / `Store.write`. `now` comes from the caller's clock, so heat can be read at
+    any time (and tests can move time on); what heat is, and what to archive, join or promote, the tiers decide."""
 
-    def last_page(self, tenant: str, session_id: str) -> LastPage | None:
+    def last_page(self, session_id: str) -> LastPage | None:
         """The session's last page, with what a new turn after it needs."""
 
-    def add_page(self, tenant: str, page: PageWrite, *, now: Any) -> int:
+    def add_page(self, page: PageWrite, now: datetime) -> int:
         """Append a page to its session and chain; returns its seq."""
 
-    def stm_pages(self, tenant: str, session_id: str) -> list[Page]: ...
+    def stm_pages(self, session_id: str, *, with_embedding: bool = False) -> list[tuple[Page, np.ndarray | None]]:
+        """A session's short-term pages, oldest first."""
 
-    def overflow(self, tenant: str, session_id: str, capacity: int) -> list[tuple[Page, np.ndarray]]:
-        """STM pages of the session beyond the newest `capacity`, oldest first."""
-
-    def pages(self, tenant: str, *, limit: int, offset: int = 0) -> list[Page]:
+    def pages(self, *, limit: int, offset: int = 0) -> list[Page]:
         """A tenant's pages in dialogue order (by session, then seq)."""
 
-    def page_search(
-        self, tenant: str, query: str, k: int, *, fields: Mapping[str, float] | None = None
-    ) -> list[tuple[Page, float]]:
+    def sessions(self) -> list[SessionPages]: ...
+
+    def page_search(self, query: str, k: int, *, fields: Mapping[str, float] | None = None) -> list[tuple[Page, float]]:
         """BM25 over the tenant's pages (the query's words only), in all their text fields or in `fields`
         with those boosts."""
 
-    def page_vector_search(self, tenant: str, vector: np.ndarray, k: int) -> list[tuple[Page, float]]:
+    def page_vector_search(self, vector: Sequence[float], k: int) -> list[tuple[Page, float]]:
         """The tenant's k pages closest to `vector` (cosine)."""
 
-    def page_windows(self, tenant: str, page_ids: Sequence[str]) -> dict[str, list[tuple[str, str]]]:
+    def page_windows(self, page_ids: Sequence[str]) -> dict[str, list[tuple[str, str]]]:
         """Per page, (user_text, assistant_text) of the pages two before to two after it in its session."""
 
-    def session_page_counts(self, tenant: str) -> dict[str, int]:
-        """Pages per session of a tenant."""
-
-    def latest_session(self, tenant: str) -> str | None: ...
-
-    def sessions_with_stm(self, tenant: str) -> list[str]: ...
-
     def segments(
-        self, tenant: str, *, heat: Mapping[str, float], now: Any, vector: np.ndarray | None = None,
-        limit: int = 1_000, include_archived: bool = False,
+        self, *, vector: Sequence[float] | None = None, limit: int | None = None, include_archived: bool = False
     ) -> list[tuple[Segment, float | None]]:
-        """Segments with their heat at `now`, and their cosine to `vector` if given (ranked by it)."""
+        """Segments (heat 0: the tiers compute it) with their cosine to `vector`, then ranked by it."""
 
-    def segment_state(self, tenant: str, segment_id: str) -> SegmentState | None: ...
+    def segment_state(self, segment_id: str) -> SegmentState | None: ...
 
-    def join_segment(self, tenant: str, page_id: str, segment: SegmentWrite, *, now: Any) -> str:
-        """Move an STM page into a segment: "joined"; "conflict" (nothing written) if the segment changed
-        since it was read; "moved" if the page is no longer short-term (another writer moved it)."""
+    def join_segment(self, page_id: str, segment: SegmentWrite, now: datetime) -> None:
+        """Move a page into a segment, new or existing: its summary, keywords and centroid, one more page."""
 
-    def archive_coldest(self, tenant: str, capacity: int, *, heat: Mapping[str, float], now: Any) -> list[str]: ...
+    def update_segments(self, changes: Sequence[tuple[str, Mapping[str, Any]]]) -> None:
+        """Set properties of segments ((id, values) each)."""
 
-    def segment_pages(self, tenant: str, segment_id: str, *, unpromoted: bool = False) -> list[Page]: ...
+    def segment_pages(self, segment_id: str, *, unpromoted: bool = False) -> list[Page]: ...
 
-    def best_pages(
-        self, tenant: str, segment_ids: Sequence[str], vector: np.ndarray, k: int
-    ) -> list[tuple[str, Page, float]]:
+    def best_pages(self, segment_ids: Sequence[str], vector: Sequence[float], k: int) -> list[tuple[str, Page, float]]:
         """(segment id, page, cosine) for the `k` pages of each segment closest to `vector`."""
 
-    def visit_segments(self, tenant: str, segment_ids: Sequence[str], *, now: Any) -> None: ...
+    def visit_segments(self, segment_ids: Sequence[str], now: datetime) -> None: ...
 
-    def claim_segment(self, tenant: str, segment: Segment, *, now: Any) -> bool:
-        """Claim a segment for promotion, taking off the counters it was read with; False if another
-        promotion claimed it since."""
-
-    def mark_promoted(self, tenant: str, segment_id: str, derived: Sequence[tuple[str, str]], *, now: Any) -> None:
+    def mark_promoted(self, segment_id: str, derived: Sequence[tuple[str, str]], now: datetime) -> None:
         """DERIVED_FROM from each (page id, note id)'s note to its page and the segment; the pages marked."""
 
     def facts(
-        self, tenant: str, assistant: str, *, kinds: Sequence[str] | None = None, vector: np.ndarray | None = None,
+        self, assistant: str | None, *, kinds: Sequence[str] | None = None, vector: Sequence[float] | None = None,
         limit: int = 10_000, with_embedding: bool = False,
     ) -> list[tuple[Fact, float | None, np.ndarray | None]]:
-        """Active facts (with cosine to `vector` if given, ranked by it) and their embeddings if asked."""
+        """Active facts (of `assistant`'s scope, or all with None; with cosine to `vector` if given, ranked by
+        it) and their embeddings if asked."""
 
-    def write_facts(self, tenant: str, segment_id: str, facts: Sequence[FactWrite], *, capacity: int, now: Any) -> list[str]:
-        """Create and reinforce facts in one transaction, then archive past `capacity` per kind; returns
-        the archived ids."""
+    def write_facts(self, segment_id: str, facts: Sequence[FactWrite], now: datetime) -> None:
+        """Reinforce facts still in use, then create the new ones (invalidating those they supersede)."""
 
-    def use_facts(self, tenant: str, fact_ids: Sequence[str], *, now: Any) -> None: ...
+    def archive_facts(self, fact_ids: Sequence[str], now: datetime) -> None: ...
+
+    def use_facts(self, fact_ids: Sequence[str], now: datetime) -> None: ...
 
 
 class AttachmentStore(Protocol):
@@ -421,6 +422,10 @@ class AdminStore(Protocol):
         """Each segment's vector again, as the mean of its pages' new ones; returns how many."""
 
 
-class MemoryStore(NoteStore, TierStore, AttachmentStore, AdminStore, Protocol):
+class Tx(NoteTx, TierTx, Protocol):
+    """Everything a transaction of one tenant offers."""
+
+
+class MemoryStore(NoteStore, AttachmentStore, AdminStore, Protocol):
     """What the engine runs on: notes, the MemoryOS tiers, adapters' attachments and admin work, in one
     database."""

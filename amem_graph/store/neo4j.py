@@ -28,7 +28,7 @@ from neo4j.exceptions import (
 from .. import cypher, transfer, validation
 from ..embedding import canonical_model
 from ..errors import InvalidInput, SchemaMismatch, StoreError, StoreUnavailable
-from .base import SCHEMA_VERSION, NoteTx, SchemaState, StoreStats
+from .base import SCHEMA_VERSION, SchemaState, StoreStats, Tx
 from .neo4j_attached import Neo4jAttached
 from .neo4j_notes import Neo4jNotes
 from .neo4j_tiers import Neo4jTiers
@@ -46,7 +46,11 @@ _CONSOLIDATED = {
 }
 
 
-class Neo4jStore(Neo4jTiers, Neo4jAttached):
+class Neo4jTx(Neo4jNotes, Neo4jTiers):
+    """The primitives of one managed transaction of one tenant."""
+
+
+class Neo4jStore(Neo4jAttached):
     """Notes and the MemoryOS tiers in Neo4j 5.26+ (Community or Enterprise, single server, cluster or Aura)."""
 
     kind = "neo4j"
@@ -98,13 +102,13 @@ class Neo4jStore(Neo4jTiers, Neo4jAttached):
         with self._translated(name), self._driver.session(database=self.database) as session:
             return session.execute_write(work)
 
-    def read(self, tenant: str, work: Callable[[NoteTx], T]) -> T:
+    def read(self, tenant: str, work: Callable[[Tx], T]) -> T:
         with self._translated("read"), self._driver.session(database=self.database) as session:
-            return session.execute_read(lambda tx: work(Neo4jNotes(tx, tenant, validation.now(), self._overfetch)))
+            return session.execute_read(lambda tx: work(Neo4jTx(tx, tenant, validation.now(), self._overfetch)))
 
-    def write(self, tenant: str, work: Callable[[NoteTx], T], *, lock: bool = True) -> T:
+    def write(self, tenant: str, work: Callable[[Tx], T], *, lock: bool = True) -> T:
         def attempt(tx: ManagedTransaction) -> T:
-            notes = Neo4jNotes(tx, tenant, validation.now(), self._overfetch)
+            notes = Neo4jTx(tx, tenant, validation.now(), self._overfetch)
             if lock:
                 notes.run("tenant/lock")
             return work(notes)

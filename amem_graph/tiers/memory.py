@@ -9,12 +9,13 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import datetime, timezone
+from functools import partial
 from typing import Any
 
 import numpy as np
 
 from .. import validation
-from ..embedding import Embedder
+from ..embedding import Embedder, cosine
 from ..errors import AmemError, InvalidInput, LLMError, LLMNotConfigured
 from ..evolution import Evolver
 from ..llm.client import LLMClient
@@ -23,11 +24,12 @@ from ..log import event
 from ..models import FACT_KINDS, Fact, NoteInput, Page, Segment, turn_text
 from ..retrieval import Retriever, named_speakers, without_names, without_stop_words
 from ..settings import TierSettings
-from ..store.base import MAX_HOPS, MemoryStore, PageWrite, SegmentWrite
+from ..store.base import MAX_HOPS, FactWrite, MemoryStore, PageWrite, SegmentWrite, SessionPages, Tx
 from ..text import without_stamp
 from . import persona
 from .analysis import TierAnalyser, bare, embedded_text, jaccard, keywords, merged_keywords
 from .context import PAGE_SOURCE, FactHit, PageHit, SegmentHit, TierContext
+from .heat import coldest_past, heated, hottest
 
 SEGMENT_CANDIDATES = 20  # segments a leaving page (or a query) is compared with, by cosine, before Jaccard
 JOIN_ATTEMPTS = 3
@@ -95,18 +97,19 @@ class MemoryTiers:
         page = Page(id=str(uuid.uuid4()), tenant=tenant, session_id=session_id, seq=0, user_text=user_text,
                     assistant_text=assistant_text, at=when)
         vector = self.embedder.embed_one(embedded_text(user_text, assistant_text))
-        last = self.store.last_page(tenant, session_id)
+        last = self.store.read(tenant, lambda tx: tx.last_page(session_id))
         previous = last.page if last else None
-        cosine = _cosine(vector, last.embedding) if last else None
-        turn = self.analyser.turn(page, previous, cosine, last.chain_keywords if last else ())
+        similarity = cosine(vector, last.embedding) if last else None
+        turn = self.analyser.turn(page, previous, similarity, last.chain_keywords if last else ())
         own = _neighbourhood([(user_text, assistant_text)])
         chain_id = previous.chain_id if turn.continues and previous and previous.chain_id else str(uuid.uuid4())
-        seq = self.store.add_page(tenant, PageWrite(
+        write = PageWrite(
             id=page.id, session_id=session_id, user_text=user_text, assistant_text=assistant_text, at=when,
-            keywords=turn.keywords, embedding=vector, chain_id=chain_id, chain_summary=turn.chain_summary,
+            keywords=turn.keywords, embedding=self._vector(vector), chain_id=chain_id, chain_summary=turn.chain_summary,
             chain_keywords=turn.chain_keywords, analysis=turn.analysis, model=turn.model, turn=own,
             neighbourhood=_neighbourhood([*(last.window if last else ()), (user_text, assistant_text)]),
-        ), now=now)
+        )
+        seq = self.store.write(tenant, lambda tx: tx.add_page(write, now))
         try:
             self._settle(tenant, session_id, self.settings.stm_capacity)
         except AmemError as err:  # the turn is stored: the next turn (or flush) moves and promotes what is left
@@ -119,34 +122,58 @@ class MemoryTiers:
         """End a session (or every session): its short-term pages move to mid-term segments now, as they
         would when later turns pushed them out. Returns the ids of the pages moved."""
         tenant = self._tenant(tenant)
-        sessions = [self._session(session_id)] if session_id is not None else self.store.sessions_with_stm(tenant)
+        sessions = [self._session(session_id)] if session_id is not None else sorted(
+            s.session_id for s in self._sessions(tenant) if s.stm
+        )
         return [page_id for session in sessions for page_id in self._settle(tenant, session, 0)]
 
     def stm(self, *, tenant: str | None = None, session_id: str | None = None) -> list[Page]:
         """The short-term pages of a session (by default the tenant's most recent one), oldest first."""
         tenant = self._tenant(tenant)
-        session = self._session(session_id) if session_id is not None else self.store.latest_session(tenant)
-        return self.store.stm_pages(tenant, session) if session else []
+        session = self._session(session_id) if session_id is not None else self._latest_session(tenant)
+        return self._stm(tenant, session) if session else []
 
     def pages(self, *, tenant: str | None = None, limit: int = 1_000, offset: int = 0) -> list[Page]:
         """The tenant's pages in dialogue order (by session, then seq), whichever tier they are in."""
         if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1 or offset < 0:
             raise InvalidInput(f"limit must be a positive integer and offset at least 0, got {limit!r}, {offset!r}")
-        return self.store.pages(self._tenant(tenant), limit=limit, offset=offset)
+        return self.store.read(self._tenant(tenant), lambda tx: tx.pages(limit=limit, offset=offset))
 
     def _settle(self, tenant: str, session_id: str, capacity: int) -> list[str]:
         """Move the session's pages beyond `capacity` into segments, oldest first; then archive past the
         segment capacity and promote every hot segment."""
-        moved = [page.id for page, vector in self.store.overflow(tenant, session_id, capacity) if self._join(tenant, page, vector)]
+        stm = self.store.read(tenant, lambda tx: tx.stm_pages(session_id, with_embedding=True))
+        older = stm[: max(0, len(stm) - capacity)]
+        moved = [page.id for page, vector in older if vector is not None and self._join(tenant, page, vector)]
         if moved:
-            now = self.clock()
-            archived = self.store.archive_coldest(
-                tenant, self.settings.segment_capacity, heat=self.settings.heat_params(), now=now
-            )
-            if archived:
+            if archived := self.store.write(tenant, self._archive_coldest):
                 event("segments_archived", tenant=tenant, segments=archived)
             self.promote(tenant=tenant)
         return moved
+
+    def _archive_coldest(self, tx: Tx) -> list[str]:
+        """Past the segment capacity, the coldest active segments are archived: kept with their pages, out of
+        the active set."""
+        now = self.clock()
+        segments = [s for s, _ in heated(tx.segments(), self.settings.heat_params(), now)]
+        archived = [s.id for s in coldest_past(segments, self.settings.segment_capacity)]
+        tx.update_segments([(segment_id, {"archived_at": now}) for segment_id in archived])
+        return archived
+
+    def _sessions(self, tenant: str) -> list[SessionPages]:
+        return self.store.read(tenant, lambda tx: tx.sessions())
+
+    def _latest_session(self, tenant: str) -> str | None:
+        """The session of the tenant's newest page."""
+        dated = [s for s in self._sessions(tenant) if s.latest is not None]
+        return max(dated, key=lambda s: (s.latest, s.session_id)).session_id if dated else None
+
+    def _stm(self, tenant: str, session_id: str) -> list[Page]:
+        return [page for page, _ in self.store.read(tenant, lambda tx: tx.stm_pages(session_id))]
+
+    def session_page_counts(self, *, tenant: str | None = None) -> dict[str, int]:
+        """How many pages each session of the tenant holds (where a resumed ingest of turns picks up)."""
+        return {s.session_id: s.pages for s in self._sessions(self._tenant(tenant))}
 
     # -- mid-term memory -------------------------------------------------------------------------
 
@@ -156,20 +183,23 @@ class MemoryTiers:
         for _ in range(JOIN_ATTEMPTS):
             now = self.clock()
             best, score = self._best_segment(tenant, vector, page.keywords, now)
-            state = self.store.segment_state(tenant, best.id) if best and score >= self.settings.merge_threshold else None
+            state = None
+            if best and score >= self.settings.merge_threshold:
+                state = self.store.read(tenant, lambda tx, segment_id=best.id: tx.segment_state(segment_id))
+                state = None if state is None or state.archived else state
             if state is None:
                 summary = self.analyser.segment(None, page.keywords, page, 1)
                 words, counts = merged_keywords((), (), (*page.keywords, *summary.keywords))
-                write = SegmentWrite(str(uuid.uuid4()), summary.summary, words, counts, vector, None,
+                write = SegmentWrite(str(uuid.uuid4()), summary.summary, words, counts, self._vector(vector), None,
                                      summary.analysis, summary.model)
             else:
                 words, counts = merged_keywords(state.keywords, state.keyword_counts, page.keywords)
                 summary = self.analyser.segment(state.summary, words, page, state.pages + 1)
                 words, counts = merged_keywords(words, counts, summary.keywords) if summary.keywords else (words, counts)
                 centroid = (state.embedding * state.pages + vector) / (state.pages + 1)
-                write = SegmentWrite(best.id, summary.summary, words, counts, centroid, state.pages,  # type: ignore[union-attr]
+                write = SegmentWrite(best.id, summary.summary, words, counts, self._vector(centroid), state.pages,  # type: ignore[union-attr]
                                      summary.analysis, summary.model)
-            outcome = self.store.join_segment(tenant, page.id, write, now=now)
+            outcome = self.store.write(tenant, partial(self._join_if_current, page=page, segment=write, now=now))
             if outcome != "conflict":
                 return outcome == "joined"
         event("page_not_joined", tenant=tenant, page_id=page.id, reason="segments kept changing; the next turn retries")
@@ -184,20 +214,18 @@ class MemoryTiers:
     def _scored_segments(
         self, tenant: str, vector: np.ndarray, words: Sequence[str], now: datetime, limit: int
     ) -> list[tuple[Segment, float]]:
-        rows = self.store.segments(tenant, heat=self.settings.heat_params(), now=now, vector=vector, limit=limit)
+        query = self._vector(vector)
+        rows = heated(self.store.read(tenant, lambda tx: tx.segments(vector=query, limit=limit)), self.settings.heat_params(), now)
         scored = [(segment, float(cosine or 0.0) + jaccard(segment.keywords, words)) for segment, cosine in rows]
         return sorted(scored, key=lambda item: -item[1])
 
     def segments(self, *, tenant: str | None = None, include_archived: bool = False, limit: int = 1_000) -> list[Segment]:
         """Segments with their heat now, hottest first."""
-        rows = self.store.segments(
-            self._tenant(tenant), heat=self.settings.heat_params(), now=self.clock(), limit=limit,
-            include_archived=include_archived,
-        )
-        return [segment for segment, _ in rows]
+        return self._hottest(self._tenant(tenant), include_archived=include_archived)[:limit]
 
     def segment_pages(self, segment_id: str, *, tenant: str | None = None) -> list[Page]:
-        return self.store.segment_pages(self._tenant(tenant), validation.note_id(segment_id))
+        segment_id = validation.note_id(segment_id)
+        return self.store.read(self._tenant(tenant), lambda tx: tx.segment_pages(segment_id))
 
     # -- long-term memory ------------------------------------------------------------------------
 
@@ -206,18 +234,16 @@ class MemoryTiers:
         become agentic notes (analysed, linked, evolving their neighbours) and persona facts, each pointing
         at its page and segment (DERIVED_FROM); then the segment's counters start again."""
         tenant = self._tenant(tenant)
-        heat = self.settings.heat_params()
-        hot = self.store.segments(tenant, heat=heat, now=self.clock())
-        promotions = [self._promote(tenant, s) for s, _ in hot if s.heat >= self.settings.promote_heat]
+        promotions = [self._promote(tenant, s) for s in self._hottest(tenant) if s.heat >= self.settings.promote_heat]
         return [p for p in promotions if p is not None]
 
     def _promote(self, tenant: str, segment: Segment) -> Promotion | None:
         """Claimed first, so two writers never promote one segment twice; if the work stops half-way, the
         pages it did not mark go with the segment's next promotion."""
-        if not self.store.claim_segment(tenant, segment, now=self.clock()):
+        if not self.store.write(tenant, partial(self._claim, segment=segment, now=self.clock())):
             return None
-        pages = self.store.segment_pages(tenant, segment.id, unpromoted=True)
-        windows = self.store.page_windows(tenant, [page.id for page in pages])
+        pages = self.store.read(tenant, lambda tx: tx.segment_pages(segment.id, unpromoted=True))
+        windows = self.store.read(tenant, lambda tx: tx.page_windows([page.id for page in pages])) if pages else {}
         derived = [
             (page.id, self.evolver.add(tenant, self._note(page), neighbourhood=_neighbourhood(windows.get(page.id, []))).note_id)
             for page in pages
@@ -226,12 +252,13 @@ class MemoryTiers:
         writes = []
         if facts and facts.facts:
             vectors = self.embedder.embed([fact.text for fact in facts.facts])
-            existing = [(f, v) for f, _, v in self.store.facts(tenant, self.settings.assistant, with_embedding=True) if v is not None]
+            held = self.store.read(tenant, lambda tx: tx.facts(self.settings.assistant, with_embedding=True))
+            existing = [(f, v) for f, _, v in held if v is not None]
             writes = persona.decide(facts.facts, vectors, existing, assistant=self.settings.assistant,
                                     analysis=facts.analysis, model=facts.model)
         now = self.clock()
-        archived = self.store.write_facts(tenant, segment.id, writes, capacity=self.settings.fact_capacity, now=now) if writes else []
-        self.store.mark_promoted(tenant, segment.id, derived, now=now)
+        archived = self.store.write(tenant, partial(self._write_facts, segment_id=segment.id, writes=writes, now=now)) if writes else []
+        self.store.write(tenant, lambda tx: tx.mark_promoted(segment.id, derived, now))
         return Promotion(
             segment.id, segment.heat, tuple(note_id for _, note_id in derived),
             facts_added=tuple(w.text for w in writes if w.existing_id is None),
@@ -251,7 +278,7 @@ class MemoryTiers:
         """The tenant's active persona facts (of `kinds`, or all), by kind then age."""
         if kinds is not None and (unknown := set(kinds) - set(FACT_KINDS)):
             raise InvalidInput(f"unknown fact kinds {sorted(unknown)}: the kinds are {', '.join(FACT_KINDS)}")
-        return [f for f, _, _ in self.store.facts(self._tenant(tenant), self.settings.assistant, kinds=kinds)]
+        return [f for f, _, _ in self.store.read(self._tenant(tenant), lambda tx: tx.facts(self.settings.assistant, kinds=kinds))]
 
     # -- retrieval -------------------------------------------------------------------------------
 
@@ -276,21 +303,27 @@ class MemoryTiers:
         # The tiers are read side by side: the note search and BM25 need no query vector, the rest one.
         run = self._threads.submit
         notes_found = run(self._retriever.search, tenant, query, k=notes, hops=hops) if notes else None
-        matched = run(self.store.page_search, tenant, without_stop_words(query), matches, fields=PAGE_FIELDS) if matches else None
-        session = session or self.store.latest_session(tenant)
-        stm = run(self.store.stm_pages, tenant, session) if session else None
+        words = without_stop_words(query)
+        matched = run(self.store.read, tenant, lambda tx: tx.page_search(words, matches, fields=PAGE_FIELDS)) if matches else None
+        session = session or self._latest_session(tenant)
+        stm = run(self._stm, tenant, session) if session else None
         now = self.clock()
         names = named_speakers(query, self._retriever.speakers(tenant))
         vector = self.embedder.embed_one(without_names(bare(query), names))  # ask about the thing, not the person
-        similar = run(self.store.page_vector_search, tenant, vector, matches) if matches else None
-        found = run(self.store.facts, tenant, self.settings.assistant, vector=vector, limit=facts) if facts else None
+        query_vector = self._vector(vector)
+        similar = run(self.store.read, tenant, lambda tx: tx.page_vector_search(query_vector, matches)) if matches else None
+        found = run(self.store.read, tenant, lambda tx: tx.facts(self.settings.assistant, vector=query_vector, limit=facts)) if facts else None
         top = self._scored_segments(tenant, vector, keywords(query), now, SEGMENT_CANDIDATES)[:segments] if segments else []
         best: dict[str, list[PageHit]] = {}
-        for segment_id, page, cosine in self.store.best_pages(tenant, [s.id for s, _ in top], vector, pages) if pages else []:
-            best.setdefault(segment_id, []).append(PageHit(page, cosine))
-        self.store.visit_segments(tenant, [s.id for s, _ in top], now=now)
+        chosen = [s.id for s, _ in top]
+        best_pages = self.store.read(tenant, lambda tx: tx.best_pages(chosen, query_vector, pages)) if pages and chosen else []
+        for segment_id, page, similarity in best_pages:
+            best.setdefault(segment_id, []).append(PageHit(page, similarity))
+        if chosen:
+            self.store.write(tenant, lambda tx: tx.visit_segments(chosen, now), lock=False)
         facts_found = found.result() if found else []
-        self.store.use_facts(tenant, [f.id for f, _, _ in facts_found], now=now)
+        if used := [f.id for f, _, _ in facts_found]:
+            self.store.write(tenant, lambda tx: tx.use_facts(used, now), lock=False)
         return TierContext(
             query=query, session_id=session, stm=tuple(stm.result() if stm else ()),
             segments=tuple(SegmentHit(s, score, tuple(best.get(s.id, ()))) for s, score in top),
@@ -327,6 +360,51 @@ class MemoryTiers:
     def _tenant(self, tenant: str | None) -> str:
         return self._default_tenant if tenant is None else validation.tenant(tenant)
 
+    def _vector(self, vector: np.ndarray) -> list[float]:
+        return validation.vector(vector, self.embedder.dimension)
+
+    def _hottest(self, tenant: str, *, include_archived: bool = False) -> list[Segment]:
+        rows = self.store.read(tenant, lambda tx: tx.segments(include_archived=include_archived))
+        return hottest([s for s, _ in heated(rows, self.settings.heat_params(), self.clock())])
+
+    @staticmethod
+    def _join_if_current(tx: Tx, page: Page, segment: SegmentWrite, now: datetime) -> str:
+        """Under the tenant's lock: "moved" if the page is no longer short-term (another writer moved it);
+        "conflict", writing nothing, if the segment changed or was archived since it was read; else "joined"."""
+        if page.id not in {waiting.id for waiting, _ in tx.stm_pages(page.session_id)}:
+            return "moved"
+        state = tx.segment_state(segment.id)
+        if segment.expected_pages is None:
+            current = state is None
+        else:
+            current = state is not None and not state.archived and state.pages == segment.expected_pages
+        if not current:
+            return "conflict"
+        tx.join_segment(page.id, segment, now)
+        return "joined"
+
+    def _claim(self, tx: Tx, segment: Segment, now: datetime) -> bool:
+        """A promotion claims its segment before it writes anything, only if no other promotion claimed it
+        since it was read (the same `promotions` count); the counters it read are taken off, as the paper
+        resets them: visits and pages that arrive while it works keep counting."""
+        state = tx.segment_state(segment.id)
+        if state is None or state.archived or state.promotions != segment.promotions:
+            return False
+        tx.update_segments([(segment.id, {
+            "promotions": state.promotions + 1, "promoted_at": now,
+            "visits": max(0, state.visits - segment.visits),
+            "interaction_len": max(0, state.interaction_len - segment.interaction_len),
+        })])
+        return True
+
+    def _write_facts(self, tx: Tx, segment_id: str, writes: Sequence[FactWrite], now: datetime) -> list[str]:
+        """The promotion's facts, then archiving past each kind's capacity; returns the archived ids."""
+        tx.write_facts(segment_id, writes, now)
+        active = [f for f, _, _ in tx.facts(None)]
+        archived = persona.past_capacity(active, self.settings.fact_capacity)
+        tx.archive_facts(archived, now)
+        return archived
+
     @staticmethod
     def _session(session_id: Any) -> str:
         return validation.text(session_id, "session_id", MAX_SESSION_CHARS).strip()
@@ -336,7 +414,3 @@ def _neighbourhood(window: Sequence[tuple[str, str]]) -> str:
     """The turns around a promoted page, as a session note's neighbourhood reads (time stamps dropped)."""
     return "\n".join(without_stamp(turn_text(user, assistant)) for user, assistant in window)
 
-
-def _cosine(a: np.ndarray, b: np.ndarray) -> float:
-    norm = float(np.linalg.norm(a) * np.linalg.norm(b))
-    return float(a @ b) / norm if norm else 0.0

@@ -102,3 +102,16 @@ def _unit(vector: np.ndarray) -> np.ndarray:
     vector = np.asarray(vector, dtype=np.float32)
     norm = float(np.linalg.norm(vector))
     return vector / norm if norm else vector
+
+
+def past_capacity(facts: Sequence[Fact], capacity: int) -> list[str]:
+    """Past the capacity of a kind (of each assistant, for assistant knowledge), the least used facts (then the
+    oldest) are archived: kept, out of use. Returns their ids."""
+    groups: dict[tuple[str, str | None], list[Fact]] = {}
+    for fact in facts:
+        groups.setdefault((fact.kind, fact.assistant if fact.kind == "assistant_knowledge" else None), []).append(fact)
+    archived = []
+    for ranked in groups.values():
+        ranked.sort(key=lambda f: (f.uses + f.mentions, f.updated_at.timestamp() if f.updated_at else 0.0), reverse=True)
+        archived += [f.id for f in ranked[capacity:]]
+    return archived

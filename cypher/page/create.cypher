@@ -1,8 +1,7 @@
 // A new page at the end of its session (NEXT from the previous one) and in its dialogue chain: the chain
-// of the previous page when the turn continues it, else a new one. The tenant lock orders concurrent turns.
+// of the previous page when the turn continues it, else a new one. It runs after the tenant lock, which orders concurrent turns.
 // Its neighbourhood (the turns around it, which the page_text index reads) is the two turns before it and
 // itself; the two pages before it gain its text, so each page's grows to two turns on either side.
-@tenant_lock
 OPTIONAL MATCH (last:Page {tenant: $tenant, session_id: $session_id})
 WITH last ORDER BY last.seq DESC LIMIT 1
 CREATE (page:Page {id: $id, tenant: $tenant, session_id: $session_id, seq: coalesce(last.seq, 0) + 1,

@@ -1,6 +1,5 @@
-// What a page joining segment `s` updates: its centroid, keyword counts and summary, and its page count
-// (the version a join must still find).
+// One segment as a join (centroid, keyword counts, summary, page count) or a promotion (counters) reads it.
 MATCH (s:Segment {tenant: $tenant, id: $id})
-WHERE s.archived_at IS NULL
 RETURN s.embedding AS embedding, s.keywords AS keywords, s.keyword_counts AS keyword_counts,
-       s.summary AS summary, s.pages AS pages
+       s.summary AS summary, s.pages AS pages, s.archived_at IS NOT NULL AS archived, s.promotions AS promotions,
+       s.visits AS visits, s.interaction_len AS interaction_len

@@ -21,7 +21,7 @@ from ...embedding import canonical_model
 from ...errors import SchemaMismatch
 from ...log import event
 from ...models import LINK_TYPES, Note
-from ..base import SCHEMA_VERSION, NoteTx, SchemaState, StoreStats
+from ..base import SCHEMA_VERSION, SchemaState, StoreStats, Tx
 from ..lucene import PAGE_FIELDS, TEXT_FIELDS
 from ..records import note_from_record
 from .admin import EmbeddedAdmin
@@ -35,7 +35,11 @@ from .tiers import EmbeddedTiers
 T = TypeVar("T")
 
 
-class EmbeddedStore(EmbeddedTiers, EmbeddedAttached, EmbeddedAdmin):
+class EmbeddedTx(EmbeddedNotes, EmbeddedTiers):
+    """The primitives of one transaction of one tenant."""
+
+
+class EmbeddedStore(EmbeddedAttached, EmbeddedAdmin):
     """Notes, links, evolutions and the MemoryOS tiers in this process, persisted to `path`."""
 
     kind = "embedded"
@@ -99,15 +103,15 @@ class EmbeddedStore(EmbeddedTiers, EmbeddedAttached, EmbeddedAdmin):
 
     # -- transactions -----------------------------------------------------------------------------
 
-    def read(self, tenant: str, work: Callable[[NoteTx], T]) -> T:
+    def read(self, tenant: str, work: Callable[[Tx], T]) -> T:
         with self._lock:
-            return work(EmbeddedNotes(self, tenant, validation.now()))
+            return work(EmbeddedTx(self, tenant, validation.now()))
 
-    def write(self, tenant: str, work: Callable[[NoteTx], T], *, lock: bool = True) -> T:
+    def write(self, tenant: str, work: Callable[[Tx], T], *, lock: bool = True) -> T:
         def run() -> T:
             if lock:
                 self._lock_tenant(tenant)
-            return work(EmbeddedNotes(self, tenant, validation.now()))
+            return work(EmbeddedTx(self, tenant, validation.now()))
 
         return self._write(run)
 
@@ -170,6 +174,11 @@ class EmbeddedStore(EmbeddedTiers, EmbeddedAttached, EmbeddedAdmin):
         """BM25 of every note (all tenants) for `words`."""
         self._catch_up()
         return self._fulltext.scores(words, fields)
+
+    def page_scores(self, words: Sequence[str], fields: Mapping[str, float] | None) -> dict[int, float]:
+        """BM25 of every page (all tenants) for `words`."""
+        self._catch_up()
+        return self._page_text.scores(words, fields)
 
     def _catch_up(self) -> None:
         """Bring the fulltext indexes up to the graph (under the store's lock)."""
