@@ -195,7 +195,7 @@ class Retriever:
 
     def _record_access(self, tenant: str, note_ids: list[str]) -> None:
         try:
-            self.store.write(tenant, lambda tx: tx.record_access(note_ids), lock=False)
+            self.store.write(tenant, lambda tx: tx.count_use("Note", note_ids, validation.now()), lock=False)
         except AmemError as err:  # a lost count is not worth failing anything for; say so
             event("access_not_recorded", tenant=tenant, notes=len(note_ids), error=str(err))
 

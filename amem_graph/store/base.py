@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Protocol, TypeVar
+from typing import Any, Literal, Protocol, TypeVar
 
 import numpy as np
 
@@ -77,6 +77,10 @@ class EvolutionRecord:
     prompt_tokens: int
     completion_tokens: int
     revised: tuple[tuple[str, int], ...]  # (note id, version kept)
+
+
+Counted = Literal["Note", "Segment", "Fact"]  # what `count_use` counts
+Updated = Literal["Segment", "Fact"]  # what `update` sets properties of
 
 
 class NoteTx(Protocol):
@@ -157,8 +161,12 @@ class NoteTx(Protocol):
 
     def speakers(self) -> list[str]: ...
 
-    def record_access(self, note_ids: Sequence[str]) -> None:
-        """Count one retrieval of each note and stamp `last_accessed`; changes no version."""
+    def count_use(self, label: Counted, ids: Sequence[str], now: datetime) -> None:
+        """One more use of each node, stamped `now`: a note's retrieval, a segment's visit, a fact's use.
+        Changes no version."""
+
+    def update(self, label: Updated, changes: Sequence[tuple[str, Mapping[str, Any]]]) -> None:
+        """Set properties of segments or facts ((id, values) each; None removes one)."""
 
 
 T = TypeVar("T")
@@ -338,15 +346,10 @@ class TierTx(Protocol):
     def join_segment(self, page_id: str, segment: SegmentWrite, now: datetime) -> None:
         """Move a page into a segment, new or existing: its summary, keywords and centroid, one more page."""
 
-    def update_segments(self, changes: Sequence[tuple[str, Mapping[str, Any]]]) -> None:
-        """Set properties of segments ((id, values) each)."""
-
     def segment_pages(self, segment_id: str, *, unpromoted: bool = False) -> list[Page]: ...
 
     def best_pages(self, segment_ids: Sequence[str], vector: Sequence[float], k: int) -> list[tuple[str, Page, float]]:
         """(segment id, page, cosine) for the `k` pages of each segment closest to `vector`."""
-
-    def visit_segments(self, segment_ids: Sequence[str], now: datetime) -> None: ...
 
     def mark_promoted(self, segment_id: str, derived: Sequence[tuple[str, str]], now: datetime) -> None:
         """DERIVED_FROM from each (page id, note id)'s note to its page and the segment; the pages marked."""
@@ -361,9 +364,6 @@ class TierTx(Protocol):
     def write_facts(self, segment_id: str, facts: Sequence[FactWrite], now: datetime) -> None:
         """Reinforce facts still in use, then create the new ones (invalidating those they supersede)."""
 
-    def archive_facts(self, fact_ids: Sequence[str], now: datetime) -> None: ...
-
-    def use_facts(self, fact_ids: Sequence[str], now: datetime) -> None: ...
 
 
 class AttachmentStore(Protocol):

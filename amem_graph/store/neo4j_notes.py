@@ -22,10 +22,12 @@ from ..models import (
     Step,
     Supersession,
 )
-from .base import EvolutionRecord, LinkState, NoteRevision
+from .base import Counted, EvolutionRecord, LinkState, NoteRevision, Updated
 from .lucene import lucene_query
 from .records import evolution_from_record, link_from_record, note_from_record, time_of, version_from_record
 
+_COUNTED = {"Note": "search/record_access", "Segment": "segment/visit", "Fact": "persona/used"}
+_UPDATED = {"Segment": "segment/update", "Fact": "persona/update"}
 MAX_FETCH = 20_000  # the most notes one k-NN query asks the shared vector index for
 
 
@@ -197,8 +199,11 @@ class Neo4jNotes:
     def speakers(self) -> list[str]:
         return [r["speaker"] for r in self.run("search/speakers")]
 
-    def record_access(self, note_ids: Sequence[str]) -> None:
-        self._each("search/record_access", "ids", note_ids)
+    def count_use(self, label: Counted, ids: Sequence[str], now: datetime) -> None:
+        self._each(_COUNTED[label], "ids", ids, now=now)
+
+    def update(self, label: Updated, changes: Sequence[tuple[str, Mapping[str, Any]]]) -> None:
+        self._each(_UPDATED[label], "rows", [{"id": i, "values": dict(values)} for i, values in changes])
 
 
 __all__ = ["Neo4jNotes"]

@@ -113,8 +113,6 @@ class Neo4jTiers:
             },
         )
 
-    def update_segments(self, changes: Sequence[tuple[str, Mapping[str, Any]]]) -> None:
-        self._each("segment/update", "rows", [{"id": i, "values": dict(values)} for i, values in changes])
 
     def segment_pages(self, segment_id: str, *, unpromoted: bool = False) -> list[Page]:
         return [page_from_record(r["page"]) for r in self.run("segment/pages", id=segment_id, unpromoted=unpromoted)]
@@ -123,8 +121,6 @@ class Neo4jTiers:
         rows = self._each("segment/best_pages", "segment_ids", segment_ids, vector=_list(vector), k=k)
         return [(r["segment_id"], page_from_record(r["page"]), float(r["cosine"])) for r in rows]
 
-    def visit_segments(self, segment_ids: Sequence[str], now: datetime) -> None:
-        self._each("segment/visit", "ids", segment_ids, now=now)
 
     def mark_promoted(self, segment_id: str, derived: Sequence[tuple[str, str]], now: datetime) -> None:
         rows = [{"page_id": page_id, "note_id": note_id} for page_id, note_id in derived]
@@ -162,8 +158,4 @@ class Neo4jTiers:
         self._each("persona/reinforce", "rows", reinforced, segment_id=segment_id, now=now)
         self._each("persona/create", "rows", created, segment_id=segment_id, now=now)
 
-    def archive_facts(self, fact_ids: Sequence[str], now: datetime) -> None:
-        self._each("persona/archive", "ids", fact_ids, now=now)
 
-    def use_facts(self, fact_ids: Sequence[str], now: datetime) -> None:
-        self._each("persona/used", "ids", fact_ids, now=now)

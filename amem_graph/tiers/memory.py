@@ -157,7 +157,7 @@ class MemoryTiers:
         now = self.clock()
         segments = [s for s, _ in heated(tx.segments(), self.settings.heat_params(), now)]
         archived = [s.id for s in coldest_past(segments, self.settings.segment_capacity)]
-        tx.update_segments([(segment_id, {"archived_at": now}) for segment_id in archived])
+        tx.update("Segment", [(segment_id, {"archived_at": now}) for segment_id in archived])
         return archived
 
     def _sessions(self, tenant: str) -> list[SessionPages]:
@@ -320,10 +320,10 @@ class MemoryTiers:
         for segment_id, page, similarity in best_pages:
             best.setdefault(segment_id, []).append(PageHit(page, similarity))
         if chosen:
-            self.store.write(tenant, lambda tx: tx.visit_segments(chosen, now), lock=False)
+            self.store.write(tenant, lambda tx: tx.count_use("Segment", chosen, now), lock=False)
         facts_found = found.result() if found else []
         if used := [f.id for f, _, _ in facts_found]:
-            self.store.write(tenant, lambda tx: tx.use_facts(used, now), lock=False)
+            self.store.write(tenant, lambda tx: tx.count_use("Fact", used, now), lock=False)
         return TierContext(
             query=query, session_id=session, stm=tuple(stm.result() if stm else ()),
             segments=tuple(SegmentHit(s, score, tuple(best.get(s.id, ()))) for s, score in top),
@@ -390,7 +390,7 @@ class MemoryTiers:
         state = tx.segment_state(segment.id)
         if state is None or state.archived or state.promotions != segment.promotions:
             return False
-        tx.update_segments([(segment.id, {
+        tx.update("Segment", [(segment.id, {
             "promotions": state.promotions + 1, "promoted_at": now,
             "visits": max(0, state.visits - segment.visits),
             "interaction_len": max(0, state.interaction_len - segment.interaction_len),
@@ -402,7 +402,7 @@ class MemoryTiers:
         tx.write_facts(segment_id, writes, now)
         active = [f for f, _, _ in tx.facts(None)]
         archived = persona.past_capacity(active, self.settings.fact_capacity)
-        tx.archive_facts(archived, now)
+        tx.update("Fact", [(fact_id, {"archived_at": now}) for fact_id in archived])
         return archived
 
     @staticmethod

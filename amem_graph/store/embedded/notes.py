@@ -22,7 +22,7 @@ from ...models import (
     Step,
     Supersession,
 )
-from ..base import EvolutionRecord, LinkState, NoteRevision
+from ..base import Counted, EvolutionRecord, LinkState, NoteRevision, Updated
 from ..lucene import TEXT_FIELDS, check_fields, query_words
 from ..records import evolution_from_record, version_from_record
 from .graph import ConstraintViolation, Node, Rel
@@ -30,6 +30,8 @@ from .graph import ConstraintViolation, Node, Rel
 if TYPE_CHECKING:
     from .store import EmbeddedStore
 
+_COUNTED = {"Note": ("retrieval_count", "last_accessed"), "Segment": ("visits", "last_access"),
+            "Fact": ("uses", "last_used")}
 EXPANDED = ("NEXT", *sorted(LINK_TYPES))  # what expansion may follow (search/expand.cypher)
 _VERSION_FIELDS = ("content", "context", "keywords", "tags", "category", "importance", "event_time", "analysis",
                    "model", "neighbourhood")
@@ -362,10 +364,19 @@ class EmbeddedNotes:
     def speakers(self) -> list[str]:
         return sorted({s for n in self.graph.labelled("Note", self.tenant) if (s := n.props.get("speaker"))})
 
-    def record_access(self, note_ids: Sequence[str]) -> None:
-        for note_id in note_ids:
-            if (node := self._note(note_id)) is not None:
-                self.graph.set(node, retrieval_count=node.props.get("retrieval_count", 0) + 1, last_accessed=self.now)
+    def count_use(self, label: Counted, ids: Sequence[str], now: datetime) -> None:
+        """cypher/search/record_access.cypher, segment/visit.cypher, persona/used.cypher."""
+        counter, stamp = _COUNTED[label]
+        for item_id in ids:
+            node = self.graph.unique(label, id=item_id)
+            if node is not None and node.props.get("tenant") == self.tenant:
+                self.graph.set(node, **{counter: node.props.get(counter, 0) + 1, stamp: now})
+
+    def update(self, label: Updated, changes: Sequence[tuple[str, Mapping[str, Any]]]) -> None:
+        for item_id, values in changes:
+            node = self.graph.unique(label, id=item_id)
+            if node is not None and node.props.get("tenant") == self.tenant:
+                self.graph.set(node, **_stored(values))
 
 
 __all__ = ["EmbeddedNotes", "passes"]

@@ -188,10 +188,6 @@ class EmbeddedTiers:
         self.graph.set(page, tier="mtm", joined_at=now)
         self.graph.create_rel("HAS_PAGE", s, page)
 
-    def update_segments(self, changes: Sequence[tuple[str, Mapping[str, Any]]]) -> None:
-        for segment_id, values in changes:
-            if (s := self._by_id("Segment", segment_id)) is not None:
-                self.graph.set(s, **values)
 
     def segment_pages(self, segment_id: str, *, unpromoted: bool = False) -> list[Page]:
         s = self._by_id("Segment", segment_id)
@@ -213,10 +209,6 @@ class EmbeddedTiers:
         rows.sort(key=lambda row: (row[0], -row[2]))
         return rows
 
-    def visit_segments(self, segment_ids: Sequence[str], now: datetime) -> None:
-        for segment_id in segment_ids:
-            if (s := self._by_id("Segment", segment_id)) is not None:
-                self.graph.set(s, visits=s.props.get("visits", 0) + 1, last_access=now)
 
     def mark_promoted(self, segment_id: str, derived: Sequence[tuple[str, str]], now: datetime) -> None:
         s = self._by_id("Segment", segment_id)
@@ -304,12 +296,4 @@ class EmbeddedTiers:
                 self.graph.set(old, invalid_at=now)
                 self.graph.create_rel("SUPERSEDED_BY", old, fact, {"reason": f.reason, "at": now})
 
-    def archive_facts(self, fact_ids: Sequence[str], now: datetime) -> None:
-        for fact_id in fact_ids:
-            if (f := self._by_id("Fact", fact_id)) is not None:
-                self.graph.set(f, archived_at=now)
 
-    def use_facts(self, fact_ids: Sequence[str], now: datetime) -> None:
-        for fact_id in fact_ids:
-            if (f := self._by_id("Fact", fact_id)) is not None:
-                self.graph.set(f, uses=f.props.get("uses", 0) + 1, last_used=now)
