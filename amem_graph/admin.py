@@ -10,6 +10,7 @@ from typing import Any
 from . import consolidate as consolidation
 from . import schema, validation
 from .embedding import Embedder
+from .errors import InvalidInput
 from .settings import Settings
 from .store import MemoryStore, open_store
 
@@ -55,7 +56,10 @@ class Admin:
     ) -> tuple[int, int]:
         """Create an exported tenant all or nothing; the tenant must hold nothing here yet. Returns the nodes and
         relationships created."""
-        return self._store.import_records(self._of(tenant), nodes, relationships)
+        tenant = self._of(tenant)
+        if self._store.stats(tenant).labels:
+            raise InvalidInput(f"tenant {tenant!r} already holds data here: import only into an empty tenant")
+        return self._store.import_records(tenant, nodes, relationships)
 
     def _of(self, tenant: str | None) -> str:
         return self._tenant if tenant is None else validation.tenant(tenant)

@@ -28,7 +28,7 @@ def check(store: NoteStore, model: str, dimension: int) -> SchemaState:
             f"the notes in {store.location} were embedded with {state.model!r}, not {canonical_model(model)!r}: "
             f"set AMEM_EMBEDDING_MODEL={state.model} (vectors of different models are not comparable)"
         )
-    store.use_dimension(dimension)
+    store.dimension = dimension
     return state
 
 

@@ -188,7 +188,7 @@ class NoteStore(Protocol):
 
     kind: str
     location: str
-    dimension: int | None
+    dimension: int | None  # what the schema was checked for (`schema.check`); None before
 
     def read(self, tenant: str, work: Callable[[Tx], T]) -> T:
         """`work` in one read transaction (on Neo4j, retried on transient errors)."""
@@ -202,15 +202,6 @@ class NoteStore(Protocol):
     def create_schema(self, model: str, dimension: int, found: int | None) -> None:
         """Create what is missing (idempotent), migrating from schema version `found`, and mark the database
         as the model's."""
-
-    def use_dimension(self, dimension: int) -> None:
-        """The dimension vectors written from now on must have (checked at once by the schema)."""
-
-    def vector_index(self) -> dict[str, Any] | None:
-        """The note vector index: state, dimension, similarity; None if it does not exist."""
-
-    def indexes(self) -> list[dict[str, Any]]:
-        """Every index with its name, type and state."""
 
     def delete_tenant(self, tenant: str) -> int:
         """Delete every node of one tenant; returns how many."""
@@ -408,7 +399,7 @@ class AdminStore(Protocol):
     def import_records(
         self, tenant: str, nodes: Sequence[dict[str, Any]], relationships: Sequence[dict[str, Any]], batch: int = 1_000
     ) -> tuple[int, int]:
-        """Create an exported tenant all or nothing; the tenant must hold nothing yet."""
+        """Create an exported tenant all or nothing (into a tenant that holds nothing: the caller checks)."""
 
     def begin_consolidation(self, model: str, dimension: int) -> None:
         """Mark the database as the new model's (Neo4j also drops the vector index of the old dimension)."""

@@ -154,9 +154,6 @@ class Neo4jStore(Neo4jAttached):
             dimension=dimension, now=validation.now(),
         )
 
-    def use_dimension(self, dimension: int) -> None:
-        self.dimension = dimension
-
     def vector_index(self) -> dict[str, Any] | None:
         rows = self._run("admin/vector_index")
         return rows[0].data() if rows else None
@@ -210,9 +207,7 @@ class Neo4jStore(Neo4jAttached):
     def import_records(
         self, tenant: str, nodes: Sequence[dict[str, Any]], relationships: Sequence[dict[str, Any]], batch: int = 1_000
     ) -> tuple[int, int]:
-        """Create an exported tenant in one transaction (all or nothing); the tenant must hold nothing yet."""
-        if self.stats(tenant).labels:
-            raise InvalidInput(f"tenant {tenant!r} already holds data here: import only into an empty tenant")
+        """Create an exported tenant in one transaction (all or nothing)."""
         rows = list(transfer.node_rows(nodes, tenant))
 
         def work(tx: ManagedTransaction) -> tuple[int, int]:

@@ -56,9 +56,7 @@ class EmbeddedAdmin:
     def import_records(
         self, tenant: str, nodes: Sequence[dict[str, Any]], relationships: Sequence[dict[str, Any]], batch: int = 1_000
     ) -> tuple[int, int]:
-        """Create an exported tenant in one transaction (all or nothing); the tenant must hold nothing yet."""
-        if self.stats(tenant).labels:
-            raise InvalidInput(f"tenant {tenant!r} already holds data here: import only into an empty tenant")
+        """Create an exported tenant in one transaction (all or nothing)."""
         rows = list(transfer.node_rows(nodes, tenant))
         dimension = self._require_dimension()
 

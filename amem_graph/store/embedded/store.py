@@ -141,9 +141,6 @@ class EmbeddedStore(EmbeddedAttached, EmbeddedAdmin):
         self._write(work)
         self.dimension = dimension
 
-    def use_dimension(self, dimension: int) -> None:
-        self.dimension = dimension
-
     def vector_index(self) -> dict[str, Any] | None:
         if self.dimension is None:
             return None
