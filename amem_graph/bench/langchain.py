@@ -48,11 +48,11 @@ def run(memory: AgenticMemory, n: int = 100, *, queries: int = 50, keep: bool = 
     read_ms = _alternate(reads, list(enumerate(asked)))
     if not keep:
         for tenant in tenants.values():
-            memory.store.delete_tenant(tenant)
+            memory.admin.delete_tenant(tenant)
     timings = {name: percentiles(samples) for name, samples in {**write_ms, **read_ms}.items()}
     return {
         "benchmark": "langchain",
-        "store": memory.store.kind,
+        "store": memory.admin.kind,
         "n": n,
         "queries": len(asked),
         "analysis": memory.analyser.__class__.__name__,

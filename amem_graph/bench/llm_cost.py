@@ -40,7 +40,7 @@ def run(settings: Settings, data: Path, *, conversation: str | None = None, limi
                 for note in notes[:WARMUP_NOTES]:
                     memory.add(note.content, source=note.source, event_time=note.event_time, tenant=warmup)
             finally:
-                memory.store.delete_tenant(warmup)
+                memory.admin.delete_tenant(warmup)
             before = llm_client.usage()[OPERATION]
             add_ms: list[float] = []
             llm_ms: list[float] = []
@@ -60,7 +60,7 @@ def run(settings: Settings, data: Path, *, conversation: str | None = None, limi
                 stats = memory.stats(tenant=tenant)
             finally:
                 if not keep:
-                    memory.store.delete_tenant(tenant)
+                    memory.admin.delete_tenant(tenant)
     n = len(notes)
     return {
         "benchmark": "llm-cost",
@@ -119,7 +119,7 @@ def run_tiers(settings: Settings, data: Path, *, conversation: str | None = None
                 segments = memory.tiers.segments(include_archived=True)
             finally:
                 if not keep:
-                    memory.store.delete_tenant(tenant)
+                    memory.admin.delete_tenant(tenant)
     n = len(turns)
     per_operation = {
         op: {"calls_per_turn": round(u["calls"] / n, 4),

@@ -192,7 +192,7 @@ def run(
         "file": str(data), "conversations": [c["sample_id"] for c in chosen], "questions": len(questions),
         "dropped": dict(dropped), "k": list(ks), "hops": hops, "turns_per_conversation": turns, "mode": mode,
     }
-    result["store"] = {"kind": memory.store.kind, "location": memory.store.location}
+    result["store"] = {"kind": memory.admin.kind, "location": memory.admin.location}
     return result
 
 

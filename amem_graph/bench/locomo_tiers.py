@@ -23,7 +23,7 @@ def ingest(memory: AgenticMemory, tenant: str, turns: Sequence[NoteInput]) -> tu
     if len(held) == len(turns):
         return {"pages": len(held), "seconds": None, "reused": True}, _mapping(held, turns)
     if held:
-        memory.store.delete_tenant(tenant)  # a partial ingest cannot be resumed turn by turn: start again
+        memory.admin.delete_tenant(tenant)  # a partial ingest cannot be resumed turn by turn: start again
     began = time.perf_counter()
     latencies: list[float] = []
     session = None
