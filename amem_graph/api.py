@@ -82,7 +82,7 @@ class AgenticMemory:
             max_chars=self.settings.max_content_chars,
         )
         self.admin = Admin(self._store, self.embedder, self.tenant)
-        self.attachments = Attachments(self._store)
+        self.attachments = Attachments(self._store, self.embedder.dimension)
 
     # -- writing ---------------------------------------------------------------------------------
 

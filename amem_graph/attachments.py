@@ -1,41 +1,49 @@
 """What the LangChain / LangGraph adapters keep on notes beside the engine's fields (reach it as
-`memory.attachments`): their original objects, LangGraph store keys and their own embedding vectors."""
+`memory.attachments`): their original objects, LangGraph store keys and their own embedding vectors. One
+adapter never overwrites another's attachment: a chat message, a document and a store item never share a
+note."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
 from . import validation
+from .errors import InvalidInput
 from .models import Attached, Attachment, AttachmentKind, Note, SearchFilter
-from .store.base import MemoryStore
+from .store.base import MemoryStore, Tx
 
 
 class Attachments:
     """Adapters' attachments, tenant by tenant (each call names its tenant: an adapter is bound to one)."""
 
-    def __init__(self, store: MemoryStore) -> None:
+    def __init__(self, store: MemoryStore, dimension: int) -> None:
         self._store = store
+        self._dimension = dimension
 
     def attach(self, tenant: str, kind: AttachmentKind, attachments: Sequence[Attachment]) -> None:
         """Set each note's attachment, replacing `kind`'s last one; raises InvalidInput, writing nothing,
         when a note is missing or another adapter owns it."""
-        self._store.attach(validation.tenant(tenant), kind, attachments)
+        tenant = validation.tenant(tenant)
+        if attachments:
+            self._store.write(tenant, lambda tx: _attach(tx, kind, attachments))
 
     def attached(self, tenant: str, note_ids: Sequence[str]) -> list[Attached]:
         """The notes among `note_ids` that carry an attachment (of any adapter), in the order asked."""
-        return self._store.attached(validation.tenant(tenant), note_ids)
+        return self._store.read(validation.tenant(tenant), lambda tx: tx.attached(note_ids))
 
     def in_session(self, tenant: str, kind: AttachmentKind, session: str) -> list[Attached]:
         """A session's notes with `kind` attachments, in session order."""
-        return self._store.attached_in_session(validation.tenant(tenant), kind, session)
+        found = self._store.read(validation.tenant(tenant), lambda tx: tx.session_attached(session))
+        return [a for a in found if a.kind == kind]
 
     def session_notes(self, tenant: str, session: str, source_prefix: str) -> list[str]:
         """Ids of a session's notes whose source starts with `source_prefix`, attached or not."""
-        return self._store.session_notes(validation.tenant(tenant), session, source_prefix)
+        found = self._store.read(validation.tenant(tenant), lambda tx: tx.session_attached(session))
+        return [a.note.id for a in found if (a.note.source or "").startswith(source_prefix)]
 
     def keyed(self, tenant: str, *, limit: int | None, offset: int = 0) -> list[Attached]:
         """LangGraph store items, the most recently put first (all of them when `limit` is None)."""
-        return self._store.keyed(validation.tenant(tenant), limit=limit, offset=offset)
+        return self._store.read(validation.tenant(tenant), lambda tx: tx.keyed(limit=limit, offset=offset))
 
     def keyed_tenants(self) -> list[str]:
         """Every tenant with a LangGraph store item."""
@@ -46,13 +54,28 @@ class Attachments:
     ) -> list[Attached]:
         """Exact cosine: the k nearest `kind` notes by their external vectors (`external`, same dimension)
         or by the engine's (then with `plain`, notes no adapter owns too)."""
-        return self._store.attached_search(validation.tenant(tenant), kind, vector, k, external=external, plain=plain)
+        return self._store.read(
+            validation.tenant(tenant), lambda tx: tx.attached_search(kind, vector, k, external=external, plain=plain)
+        )
 
     def notes_near(self, tenant: str, vector: Sequence[float], k: int, filters: SearchFilter) -> list[tuple[Note, float]]:
         """The k notes nearest `vector` by the engine's embeddings (the shared index), any adapter's or none."""
-        query = validation.vector(vector, self._store.dimension or len(vector), "query vector")
+        query = validation.vector(vector, self._dimension, "query vector")
         return self._store.read(validation.tenant(tenant), lambda tx: tx.vector_search(query, k, filters=filters))
 
     def taken_elsewhere(self, tenant: str, note_ids: Sequence[str]) -> list[str]:
         """Which of `note_ids` another tenant holds."""
-        return self._store.ids_of_other_tenants(validation.tenant(tenant), note_ids)
+        tenant = validation.tenant(tenant)
+        return [i for i, holder in self._store.note_tenants(note_ids).items() if holder != tenant]
+
+
+def _attach(tx: Tx, kind: AttachmentKind, attachments: Sequence[Attachment]) -> None:
+    ids = [a.note_id for a in attachments]
+    held = tx.versions_of(ids)
+    owner = {a.note.id: a.kind for a in tx.attached(ids)}
+    if refused := [i for i in ids if i not in held or owner.get(i) not in (None, kind)]:
+        raise InvalidInput(
+            f"cannot attach a {kind} to note(s) {', '.join(refused)} of {tx.tenant!r}: missing, or another "
+            "adapter's (a chat message, a document and a store item never share a note)"
+        )
+    tx.attach(kind, attachments, validation.now())

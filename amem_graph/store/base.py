@@ -357,36 +357,36 @@ class TierTx(Protocol):
 
 
 
-class AttachmentStore(Protocol):
-    """Notes with what the LangChain / LangGraph adapters attached to them."""
+class AttachmentTx(Protocol):
+    """What the LangChain / LangGraph adapters keep on one tenant's notes, inside a transaction."""
 
-    def attach(self, tenant: str, kind: AttachmentKind, attachments: Sequence[Attachment]) -> None:
-        """Set each note's attachment, replacing `kind`'s last one; raises InvalidInput, writing nothing,
-        when a note is missing or another adapter owns it."""
+    def attach(self, kind: AttachmentKind, attachments: Sequence[Attachment], now: datetime) -> None:
+        """Set each note's attachment (the caller has checked that no other adapter owns it)."""
 
-    def attached(self, tenant: str, note_ids: Sequence[str]) -> list[Attached]:
+    def attached(self, note_ids: Sequence[str]) -> list[Attached]:
         """The notes among `note_ids` that carry an attachment (of any adapter), in the order asked."""
 
-    def attached_in_session(self, tenant: str, kind: AttachmentKind, session: str) -> list[Attached]:
-        """A session's notes with `kind` attachments, in session order."""
+    def session_attached(self, session: str) -> list[Attached]:
+        """Every note of a session in session order, with its attachment if it has one (kind None if not)."""
 
-    def session_notes(self, tenant: str, session: str, source_prefix: str) -> list[str]:
-        """Ids of a session's notes whose source starts with `source_prefix`, attached or not."""
-
-    def keyed(self, tenant: str, *, limit: int | None, offset: int = 0) -> list[Attached]:
+    def keyed(self, *, limit: int | None, offset: int = 0) -> list[Attached]:
         """Store items, the most recently put first (all of them when `limit` is None)."""
 
-    def keyed_tenants(self) -> list[str]:
-        """Every tenant with a store item."""
-
     def attached_search(
-        self, tenant: str, kind: AttachmentKind, vector: Sequence[float], k: int, *, external: bool, plain: bool = False
+        self, kind: AttachmentKind, vector: Sequence[float], k: int, *, external: bool, plain: bool = False
     ) -> list[Attached]:
         """Exact cosine: the k nearest `kind` notes by their external vectors (`external`, same dimension)
         or by the engine's (then with `plain`, notes no adapter owns too)."""
 
-    def ids_of_other_tenants(self, tenant: str, note_ids: Sequence[str]) -> list[str]:
-        """Which of `note_ids` another tenant holds."""
+
+class AttachmentStore(Protocol):
+    """Database-wide reads for the adapters (outside one tenant)."""
+
+    def keyed_tenants(self) -> list[str]:
+        """Every tenant with a store item."""
+
+    def note_tenants(self, note_ids: Sequence[str]) -> dict[str, str]:
+        """The tenant that holds each of these note ids (ids are unique across the database)."""
 
 
 class AdminStore(Protocol):
@@ -413,7 +413,7 @@ class AdminStore(Protocol):
         """Each segment's vector again, as the mean of its pages' new ones; returns how many."""
 
 
-class Tx(NoteTx, TierTx, Protocol):
+class Tx(NoteTx, TierTx, AttachmentTx, Protocol):
     """Everything a transaction of one tenant offers."""
 
 

@@ -46,15 +46,14 @@ _CONSOLIDATED = {
 }
 
 
-class Neo4jTx(Neo4jNotes, Neo4jTiers):
+class Neo4jTx(Neo4jNotes, Neo4jTiers, Neo4jAttached):
     """The primitives of one managed transaction of one tenant."""
 
 
-class Neo4jStore(Neo4jAttached):
+class Neo4jStore:
     """Notes and the MemoryOS tiers in Neo4j 5.26+ (Community or Enterprise, single server, cluster or Aura)."""
 
     kind = "neo4j"
-    _note_from = staticmethod(note_from_record)  # for the mixins, which cannot import this module
 
     def __init__(self, uri: str, user: str, password: str, database: str | None = None) -> None:
         self.location = uri
@@ -229,6 +228,12 @@ class Neo4jStore(Neo4jAttached):
             return len(ids), created
 
         return self._write_transaction("import", work)
+
+    def keyed_tenants(self) -> list[str]:
+        return [r["tenant"] for r in self._run("attached/keyed_tenants")]
+
+    def note_tenants(self, note_ids: Sequence[str]) -> dict[str, str]:
+        return {r["id"]: r["tenant"] for r in self._run("admin/note_tenants", ids=list(note_ids))} if note_ids else {}
 
     def delete_tenant(self, tenant: str) -> int:
         total = 0

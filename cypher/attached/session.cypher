@@ -1,5 +1,6 @@
-// A session's notes that one adapter attached to (chat messages), in the order they were said.
+// Every note of a session, in the order said, with what any adapter attached to it (null if none): a chat
+// history's messages, and what clearing the session deletes (a write that failed between the note and its
+// attachment leaves one without).
 MATCH (node:Note {tenant: $tenant, session: $session})
-WHERE node.attached_by = $kind
 RETURN @attached_map
 ORDER BY node.seq

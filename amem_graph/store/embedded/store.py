@@ -35,11 +35,11 @@ from .tiers import EmbeddedTiers
 T = TypeVar("T")
 
 
-class EmbeddedTx(EmbeddedNotes, EmbeddedTiers):
+class EmbeddedTx(EmbeddedNotes, EmbeddedTiers, EmbeddedAttached):
     """The primitives of one transaction of one tenant."""
 
 
-class EmbeddedStore(EmbeddedAttached, EmbeddedAdmin):
+class EmbeddedStore(EmbeddedAdmin):
     """Notes, links, evolutions and the MemoryOS tiers in this process, persisted to `path`."""
 
     kind = "embedded"
@@ -187,6 +187,17 @@ class EmbeddedStore(EmbeddedAttached, EmbeddedAdmin):
         self.graph.touched.clear()
 
     # -- admin ------------------------------------------------------------------------------------
+
+    def keyed_tenants(self) -> list[str]:
+        return self._read(lambda: sorted({n.props["tenant"] for n in self.graph.labelled("Note")
+                                          if n.props.get("store_key") is not None and n.props.get("attached_by") == "item"}))
+
+    def note_tenants(self, note_ids: Sequence[str]) -> dict[str, str]:
+        def work() -> dict[str, str]:
+            nodes = [self.graph.unique("Note", id=i) for i in note_ids]
+            return {n.props["id"]: n.props["tenant"] for n in nodes if n is not None}
+
+        return self._read(work)
 
     def delete_tenant(self, tenant: str) -> int:
         def work() -> int:
