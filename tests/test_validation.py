@@ -8,6 +8,7 @@ from amem_graph import InvalidInput, NoteInput
 from amem_graph import validation as v
 
 STORES = ("neo4j", "embedded")
+pytestmark = pytest.mark.embedded  # no store at all
 
 
 @pytest.mark.parametrize(
