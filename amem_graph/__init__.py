@@ -12,6 +12,7 @@ from .errors import (
 )
 from .models import LINK_TYPES, Link, Note, NoteInput, SearchHit
 from .settings import Settings
+from .tuning import Tuning
 
 __all__ = [
     "LINK_TYPES",
@@ -28,5 +29,6 @@ __all__ = [
     "Settings",
     "StoreError",
     "StoreUnavailable",
+    "Tuning",
 ]
 __version__ = "0.1.0"

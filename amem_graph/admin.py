@@ -12,7 +12,7 @@ from . import schema, validation
 from .embedding import Embedder
 from .errors import InvalidInput
 from .settings import Settings
-from .store import MemoryStore, open_store
+from .store import MemoryStore, StoreStats, open_store
 
 
 class Admin:
@@ -74,5 +74,15 @@ def consolidate(
     store = open_store(settings)
     try:
         return consolidation.consolidate(store, embedder, on_batch=on_batch)
+    finally:
+        store.close()
+
+
+def database_stats(settings: Settings) -> StoreStats:
+    """Counts, indexes and the schema marker of the settings' whole database, read without loading a model or
+    checking the schema (what `doctor` reports)."""
+    store = open_store(settings)
+    try:
+        return store.stats()
     finally:
         store.close()

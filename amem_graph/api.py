@@ -21,11 +21,11 @@ from .errors import EvolutionConflict, InvalidInput, LLMNotConfigured, NoteNotFo
 from .evolution import Evolver, identity, revise_if_current
 from .llm import Analyser, HeuristicAnalyser, LLMAnalyser, LLMClient
 from .log import event
-from .models import Link, Note, NoteChanges, NoteHistory, NoteInput, Page, SearchFilter, SearchHit
+from .models import MAX_HOPS, Link, Note, NoteChanges, NoteHistory, NoteInput, Page, SearchFilter, SearchHit
 from .retrieval import MODES, Mode, Retriever, Tuning, format_context
 from .settings import Settings
 from .store import MemoryStore, StoreStats, open_store
-from .store.base import MAX_HOPS, NoteRevision
+from .store.base import NoteRevision
 from .store.records import note_row
 from .tiers import HeuristicTierAnalyser, LLMTierAnalyser, MemoryTiers, TierContext
 
@@ -423,10 +423,6 @@ class AgenticMemory:
         return replace(stats, llm=self.llm.usage() if self.llm else {})
 
     # -- lifecycle -------------------------------------------------------------------------------
-
-    @property
-    def store(self) -> MemoryStore:  # TRANSITIONAL: removed once the CLI and tests use admin / attachments
-        return self._store
 
     @property
     def llm(self) -> LLMClient | None:

@@ -7,6 +7,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Literal
 
+MAX_HOPS = 3  # the longest expansion path search follows
+
 # The closed link vocabulary. Relationship types reach Cypher only after a check against this set.
 LINK_TYPES: frozenset[str] = frozenset(
     {"RELATES_TO", "ELABORATES", "SUPPORTS", "CONTRADICTS", "FOLLOWS", "SAME_ENTITY"}

@@ -254,15 +254,19 @@ class Retriever:
         return replace(hit, score=hit.score + sum(b for _, b in boosts), boosts=hit.boosts + tuple(boosts))
 
     def _by_session(self, hits: list[SearchHit]) -> list[SearchHit]:
-        """Add a share of the best score in each note's session: turns of a session that matched
-        well are likelier to hold the rest of the answer."""
-        best: dict[str, float] = {}
+        """Add a share of the best score among the other notes of each note's session: turns of a session
+        that matched well are likelier to hold the rest of the answer. Never a note's own score, so a note
+        alone in its session gains nothing, as a note without a session."""
+        top: dict[str, list[float]] = {}  # the two best scores per session: the best other of any note
         for hit in hits:
             if hit.note.session is not None:
-                best[hit.note.session] = max(best.get(hit.note.session, 0.0), hit.score)
+                top[hit.note.session] = sorted((*top.get(hit.note.session, ()), hit.score), reverse=True)[:2]
         out = []
         for hit in hits:
-            bonus = self.tuning.session_weight * best.get(hit.note.session or "", 0.0)
+            best = top.get(hit.note.session or "", [])
+            # The note holding its session's best score gains the runner-up's; every other note, the best.
+            others = best[1:] if best and hit.score >= best[0] else best[:1]
+            bonus = self.tuning.session_weight * (others[0] if others else 0.0)
             out.append(replace(hit, score=hit.score + bonus, boosts=hit.boosts + (("session", bonus),)) if bonus else hit)
         out.sort(key=lambda hit: (-hit.score, hit.note.id))
         return out

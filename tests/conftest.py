@@ -183,7 +183,7 @@ def memory(settings: Settings, tenant: str, store_kind: str, request: pytest.Fix
     store = request.getfixturevalue("embedded_share").store() if store_kind == "embedded" else None
     with AgenticMemory(settings, tenant=tenant, store=store) as mem:
         yield mem
-        mem.store.delete_tenant(tenant)
+        mem.admin.delete_tenant(tenant)
 
 
 @pytest.fixture
@@ -192,7 +192,7 @@ def open_memory(memory: AgenticMemory, settings: Settings) -> Callable[[str], Ag
     connection to Neo4j, the same in-process embedded store."""
 
     def open_(tenant: str) -> AgenticMemory:
-        shared = memory.store if memory.store.kind == "embedded" else None
+        shared = memory._store if memory.admin.kind == "embedded" else None
         return AgenticMemory(settings, tenant=tenant, store=shared)
 
     return open_
@@ -223,7 +223,7 @@ def cli_env(settings: Settings) -> dict[str, str]:
 def tenant_graph(memory: AgenticMemory, tenant: str | None = None) -> tuple[dict[str, dict], list[dict]]:
     """A tenant's nodes (by key: labels, props) and relationships (start, type, end, props), read through
     the store's export, so that a test inspects the graph the same way on each store."""
-    records = list(memory.store.export_records(tenant or memory.tenant))
+    records = list(memory._store.export_records(tenant or memory.tenant))
     nodes = {r["key"]: r for r in records if r["kind"] == "node"}
     return nodes, [r for r in records if r["kind"] == "relationship"]
 
@@ -233,7 +233,7 @@ def count_nodes(memory: AgenticMemory) -> Callable[[str], int]:
     """How many nodes of any label a tenant has: the check that a rejected call wrote nothing."""
 
     def count(tenant: str) -> int:
-        return sum(memory.store.stats(tenant).labels.values())
+        return sum(memory.stats(tenant=tenant).labels.values())
 
     return count
 
@@ -263,4 +263,4 @@ def make_browse_tenant(browse_memory: AgenticMemory) -> Iterator[Callable[[], st
 
     yield make
     for tenant in made:
-        browse_memory.store.delete_tenant(tenant)
+        browse_memory.admin.delete_tenant(tenant)

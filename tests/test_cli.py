@@ -28,7 +28,7 @@ def cli_tenant(cli_env: dict[str, str]):
     tenant = f"cli-{uuid.uuid4().hex[:10]}"
     yield tenant
     with AgenticMemory(Settings.from_env(cli_env), tenant=tenant) as mem:
-        mem.store.delete_tenant(tenant)
+        mem.admin.delete_tenant(tenant)
 
 
 def test_init_add_get_search_roundtrip(cli_env: dict[str, str], cli_tenant: str) -> None:
@@ -207,3 +207,31 @@ def test_demo_runs_on_the_embedded_store_with_nothing_configured(cli_env: dict[s
     assert "Added 33 notes records" in first.stdout
     again = run(env, "demo")
     assert again.exit_code == 0 and "Added 0 notes records (33 held already)" in again.stdout
+
+
+@pytest.mark.embedded
+def test_loading_the_embedding_model_draws_no_progress_bar(cli_env: dict[str, str], tmp_path) -> None:
+    # A fresh process, so that the model really loads (in this one it may be loaded already).
+    exe = str(Path(sys.executable).parent / "amem-graph")
+    env = {**os.environ, **cli_env, "NEO4J_URI": "", "AMEM_STORE": "embedded", "AMEM_DATA_DIR": str(tmp_path)}
+    added = subprocess.run([exe, "add", "Quinn keeps bees on the roof.", "-t", "quiet"], env=env, check=False,
+                           capture_output=True, text=True, timeout=300)
+    assert added.returncode == 0, added.stderr
+    assert "Added note" in added.stdout and "Loading weights" not in added.stderr and added.stderr == ""
+
+
+@pytest.mark.embedded
+@pytest.mark.parametrize("args", [
+    ("search", "anything", "--mode", "bogus"),
+    ("ingest", "notes.jsonl", "--format", "csv"),
+    ("persona", "--kind", "hobbies"),
+    ("bench", "ingest", "--store", "sqlite"),
+    ("bench", "locomo", "--data", "locomo.json", "--store", "sqlite"),
+    ("bench", "llm-cost", "--data", "locomo.json", "--mode", "pages"),
+    ("bench", "locomo", "--data", "locomo.json", "--mode", "pages"),
+    ("bench", "locomo", "--data", "locomo.json", "--k", "5,ten"),
+])
+def test_a_value_outside_an_options_choices_is_a_bad_command_line(cli_env: dict[str, str], args: tuple[str, ...]) -> None:
+    result = runner.invoke(app, list(args), env=cli_env)
+    assert result.exit_code == 2, result.output  # as a missing argument or an out-of-range --hops is
+    assert "Invalid value for" in result.stderr and "Traceback" not in result.output

@@ -7,7 +7,7 @@ import json
 import pytest
 from typer.testing import CliRunner
 
-from amem_graph import AgenticMemory, Settings, cypher
+from amem_graph import AgenticMemory, Settings, cypher, schema
 from amem_graph.cli import app
 from amem_graph.server import LocalNeo4j
 
@@ -28,7 +28,7 @@ def test_every_saved_query_runs_and_stays_in_its_tenant(two_tenants) -> None:
     saved = cypher.saved_queries()
     assert len(saved) == 5 and cypher.browser_style().read_text().count("relationship.") >= 6
     for name, query in saved:
-        records = memory.store._driver.execute_query(query, {"tenant": tenant, "note_id": note_id}).records
+        records = memory._store._driver.execute_query(query, {"tenant": tenant, "note_id": note_id}).records
         assert records, f"{name!r} found nothing"
         for record in records:
             for value in record.values():
@@ -70,7 +70,7 @@ def test_export_then_import_reproduces_the_tenant(two_tenants, cli_env: dict[str
     assert exported.exit_code == 0, exported.output
     again = runner.invoke(app, ["import", str(out)], env=cli_env, catch_exceptions=False)
     assert again.exit_code == 3 and "empty tenant" in again.stderr  # never merged into what is there
-    memory.store.delete_tenant(tenant)
+    memory.admin.delete_tenant(tenant)
     imported = runner.invoke(app, ["import", str(out)], env=cli_env, catch_exceptions=False)
     assert imported.exit_code == 0, imported.output
     after = memory.stats(tenant=tenant)
@@ -83,7 +83,7 @@ def test_export_then_import_reproduces_the_tenant(two_tenants, cli_env: dict[str
     assert memory.stats(tenant=other).labels == untouched.labels
     bad = tmp_path / "bad.jsonl"
     bad.write_text(out.read_text().replace('"labels":["Note"]', '"labels":["Admin"]', 1))
-    memory.store.delete_tenant(tenant)
+    memory.admin.delete_tenant(tenant)
     refused = runner.invoke(app, ["import", str(bad)], env=cli_env, catch_exceptions=False)
     assert refused.exit_code == 3 and "not the engine's" in refused.stderr and memory.stats(tenant=tenant).labels == {}
 
@@ -110,7 +110,7 @@ def test_export_import_moves_a_tenant_between_the_stores_exactly(two_tenants, cl
     assert _canonical(from_embedded) == _canonical(from_neo4j)
     stats = json.loads(runner.invoke(app, ["stats", "-t", tenant, "--json"], env=embedded).stdout)
     assert stats["store"] == "embedded" and stats["labels"] == before.labels and stats["relationships"] == before.relationships
-    memory.store.delete_tenant(tenant)
+    memory.admin.delete_tenant(tenant)
     back = runner.invoke(app, ["import", str(from_embedded)], env=cli_env, catch_exceptions=False)
     assert back.exit_code == 0, back.output
     again = tmp_path / "again.jsonl"
@@ -148,7 +148,7 @@ def test_consolidate_reembeds_the_database_after_a_model_change(two_tenants, cli
     memory, (tenant, _) = two_tenants
     note = memory.list(tenant=tenant, limit=50)[-1]
     vector = memory.get(note.id, tenant=tenant, with_embedding=True).embedding
-    store = memory.store
+    store = memory._store
     try:
         # The database as another model left it: marked for it, with its (smaller) index.
         store.begin_consolidation("another/model", 8)
@@ -160,7 +160,7 @@ def test_consolidate_reembeds_the_database_after_a_model_change(two_tenants, cli
         assert "rebuilt with 384 dimensions" in result.stdout
     finally:  # whatever happened, the shared test database is this model's again, with its index
         store.begin_consolidation(memory.embedder.model_name, memory.embedder.dimension)
-        store.ensure_schema(memory.embedder.model_name, memory.embedder.dimension, force=True)
+        schema.ensure(store, memory.embedder.model_name, memory.embedder.dimension, force=True)
     assert store.vector_index()["dimension"] == 384
     with AgenticMemory(Settings.from_env(cli_env), tenant=tenant) as reopened:
         again = reopened.get(note.id, with_embedding=True).embedding

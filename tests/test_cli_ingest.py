@@ -20,7 +20,7 @@ def tenant_env(cli_env: dict[str, str]):
     tenant = f"ingest-{uuid.uuid4().hex[:8]}"
     with AgenticMemory(Settings.from_env(cli_env), tenant=tenant) as memory:
         yield tenant, memory
-        memory.store.delete_tenant(tenant)
+        memory.admin.delete_tenant(tenant)
 
 
 def ingest(env: dict[str, str], tenant: str, *args: str):

@@ -60,4 +60,4 @@ def test_concurrent_adds_on_one_tenant_lose_nothing(settings: Settings, tenant: 
                 assert planned == {note_id for note_id, _ in own.revised}
 
         finally:
-            memory.store.delete_tenant(tenant)
+            memory.admin.delete_tenant(tenant)

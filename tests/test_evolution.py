@@ -39,7 +39,7 @@ def llm_memory(settings: Settings, memory: AgenticMemory, llm: ScriptedLLM) -> I
     configured = replace(
         settings, llm=LLMSettings(base_url=llm.base_url, model="scripted", backoff_s=0.0, timeout_s=0.5, max_retries=1)
     )
-    shared = memory.store if memory.store.kind == "embedded" else None
+    shared = memory._store if memory.admin.kind == "embedded" else None
     with AgenticMemory(configured, tenant=memory.tenant, store=shared) as mem:
         yield mem
 
@@ -182,7 +182,7 @@ def test_link_budget_invalidates_the_weakest_link(settings: Settings, tenant: st
                     {"source_id": added[1].id, "target_id": hub.id, "type": "RELATES_TO"}
                 ]
             finally:
-                mem.store.delete_tenant(tenant)
+                mem.admin.delete_tenant(tenant)
 
 
 def test_revert_restores_a_version_and_keeps_the_chain(llm: ScriptedLLM, llm_memory: AgenticMemory) -> None:
@@ -217,7 +217,7 @@ def test_revert_restores_absent_fields_and_the_analyser(settings: Settings, tena
             assert (reverted.category, reverted.event_time, reverted.context) == (None, None, note.context)
             assert (reverted.analysis, reverted.model, reverted.keywords) == ("heuristic", "heuristic-v1", note.keywords)
         finally:
-            offline.store.delete_tenant(tenant)
+            offline.admin.delete_tenant(tenant)
 
 
 def test_an_update_against_a_stale_version_changes_nothing(memory: AgenticMemory) -> None:
@@ -277,7 +277,7 @@ def test_reanalyze_upgrades_heuristic_notes(settings: Settings, tenant: str, llm
                 assert online.reanalyze() == []  # nothing heuristic is left
                 graph_is_sound(online)
         finally:
-            offline.store.delete_tenant(tenant)
+            offline.admin.delete_tenant(tenant)
 
 
 def test_an_evolution_planned_on_a_stale_neighbour_is_refused_then_skipped(

@@ -163,7 +163,7 @@ def test_vector_store_batch_with_an_id_of_another_tenant_writes_nothing(memory: 
             AmemVectorStore(memory, tenant=other).add_texts(["Fine.", "Another text."], ids=["ok-1", f"taken-{memory.tenant}"])
         assert memory.stats(tenant=other).labels == {}
     finally:
-        memory.store.delete_tenant(other)
+        memory.admin.delete_tenant(other)
 
 
 def test_vector_store_with_its_own_embeddings_scores_and_filters(memory: AgenticMemory) -> None:
@@ -223,9 +223,9 @@ def test_langgraph_store_namespaces_are_tenants(memory: AgenticMemory) -> None:
             store.put(alice, "k", {"when": object()})
         assert store.get(alice, "k") is None
     finally:
-        for tenant in memory.store.keyed_tenants():
+        for tenant in memory.attachments.keyed_tenants():
             if tenant.startswith(root):
-                memory.store.delete_tenant(tenant)
+                memory.admin.delete_tenant(tenant)
 
 
 def test_memory_tools_save_and_search(memory: AgenticMemory) -> None:

@@ -38,7 +38,7 @@ def shared_memory(settings: Settings) -> Iterator[AgenticMemory]:
         for fact in FACTS:
             memory.add(fact, source="test")
         yield memory
-        memory.store.delete_tenant(tenant)
+        memory.admin.delete_tenant(tenant)
 
 
 class TestAmemRetrieverStandard(RetrieversIntegrationTests):
@@ -67,7 +67,7 @@ class TestAmemVectorStoreStandard(VectorStoreIntegrationTests):
         tenant = f"lcvs-{uuid.uuid4().hex[:10]}"
         with AgenticMemory(settings, tenant=tenant) as memory:
             yield AmemVectorStore(memory, embedding=self.get_embeddings())
-            memory.store.delete_tenant(tenant)
+            memory.admin.delete_tenant(tenant)
 
 
 class TestSearchMemoriesToolStandard(ToolsIntegrationTests):
@@ -95,7 +95,7 @@ class TestSaveMemoryToolStandard(ToolsIntegrationTests):
         with AgenticMemory(settings, tenant=tenant) as memory:
             self.memory = memory
             yield
-            memory.store.delete_tenant(tenant)
+            memory.admin.delete_tenant(tenant)
 
     @property
     def tool_constructor(self) -> type[BaseTool]:

@@ -117,7 +117,7 @@ def test_update_versions_the_old_values_and_re_embeds(memory: AgenticMemory) -> 
     assert updated.content == note.content and updated.content_hash == note.content_hash
     after = memory.get(note.id, with_embedding=True).embedding
     assert before is not None and after is not None and not np.allclose(before, after)
-    labels = memory.store.stats(memory.tenant)
+    labels = memory.stats(tenant=memory.tenant)
     assert labels.labels.get("NoteVersion") == 1 and labels.relationships.get("HAS_VERSION") == 1
     importance_only = memory.update(note.id, importance=0.9)
     assert importance_only.version == 3 and importance_only.importance == 0.9
@@ -186,7 +186,7 @@ def test_tenants_are_isolated(memory: AgenticMemory, open_memory) -> None:
             with pytest.raises(NoteNotFound):
                 theirs.link(mine.id, theirs.list()[0].id)
         finally:
-            theirs.store.delete_tenant(other)
+            theirs.admin.delete_tenant(other)
     assert memory.get(mine.id).content == "a private fact about my cat"
 
 
@@ -216,7 +216,7 @@ def test_routing_uri_works_unchanged(settings, tenant: str) -> None:
             assert mem.get(note.id).content == "Routed through the routing table."
             assert mem.search("routing table", k=1)[0].note.id == note.id
         finally:
-            mem.store.delete_tenant(tenant)
+            mem.admin.delete_tenant(tenant)
 
 
 def test_concurrent_adds_of_the_same_notes_create_each_once(memory: AgenticMemory, open_memory) -> None:

@@ -27,7 +27,7 @@ def blocks(info: str) -> list[str]:
 def forget(settings: Settings) -> None:
     with AgenticMemory(settings) as memory:
         for tenant in TENANTS:
-            memory.store.delete_tenant(tenant)
+            memory.admin.delete_tenant(tenant)
 
 
 @pytest.fixture

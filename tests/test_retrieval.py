@@ -58,7 +58,7 @@ def test_scores_decay_per_hop_and_with_confidence_and_type(memory: AgenticMemory
     assert far == pytest.approx(middle * tuning.decay * tuning.weights["ELABORATES"] * 0.8)
     assert seed > middle > far
     # A type without a weight is not followed at all.
-    retriever = Retriever(memory.store, memory.embedder, replace(tuning, weights={"RELATES_TO": 0.5}))
+    retriever = Retriever(memory._store, memory.embedder, replace(tuning, weights={"RELATES_TO": 0.5}))
     try:
         reached = {h.note.id for h in retriever.search(memory.tenant, "observatory dome cobalt", k=10, mode="fulltext")}
     finally:
@@ -68,14 +68,14 @@ def test_scores_decay_per_hop_and_with_confidence_and_type(memory: AgenticMemory
 
 def retire(memory: AgenticMemory, source: str, target: str, kind: str) -> None:
     """Invalidate a link as the link budget would (invalid_at set), in whichever store holds it."""
-    if memory.store.kind == "embedded":
-        graph = memory.store.graph
+    if memory.admin.kind == "embedded":
+        graph = memory._store.graph
         start = graph.unique("Note", id=source)
         rel = next(r for r in graph.relationships(start, [kind]) if graph.nodes[r.end].props["id"] == target)
         with graph.transaction():
             graph.set_rel(rel, invalid_at=datetime.now(timezone.utc))
         return
-    with memory.store._driver.session() as session:
+    with memory._store._driver.session() as session:
         session.run(
             f"MATCH (:Note {{id: $a}})-[r:{kind}]->(:Note {{id: $b}}) SET r.invalid_at = datetime()", a=source, b=target,
         ).consume()
@@ -99,7 +99,7 @@ def test_the_tenant_filter_never_leaks(settings: Settings, memory: AgenticMemory
                 assert not {h.note.id for h in hits} & set(theirs.values())
                 assert all(s.from_id in ids.values() for h in hits for s in h.path)
         finally:
-            other.store.delete_tenant(other_tenant)
+            other.admin.delete_tenant(other_tenant)
 
 
 def test_session_turns_are_chained_and_their_neighbourhood_refreshed_with_history(memory: AgenticMemory) -> None:
@@ -202,7 +202,7 @@ def test_lexical_field_boosts_name_only_index_fields() -> None:
 def test_rrf_and_min_max_fusion_both_rank(memory: AgenticMemory) -> None:
     chain(memory)
     for fusion in ("minmax", "rrf"):
-        retriever = Retriever(memory.store, memory.embedder, Tuning(fusion=fusion))  # type: ignore[arg-type]
+        retriever = Retriever(memory._store, memory.embedder, Tuning(fusion=fusion))  # type: ignore[arg-type]
         try:
             hits = retriever.search(memory.tenant, "observatory dome cobalt", k=2, hops=0)
         finally:

@@ -14,16 +14,16 @@ def _store(settings: Settings) -> Neo4jStore:
 
 def test_init_is_idempotent_and_creates_every_index(memory: AgenticMemory) -> None:
     memory.admin.init_schema()  # DDL again: no error, no change
-    indexes = {row["name"]: row for row in memory.store.indexes()}
+    indexes = {row["name"]: row for row in memory._store.indexes()}
     for name in ("note_id_unique", "note_identity_unique", "note_tenant_created", "note_tenant_event_time",
                  "note_embedding", "note_text", "schema_marker_unique", "note_tenant_session", "note_tenant_speaker"):
         assert indexes[name]["state"] == "ONLINE", name
     assert indexes["note_embedding"]["type"] == "VECTOR"
     assert indexes["note_text"]["type"] == "FULLTEXT"
     assert set(indexes["note_text"]["properties"]) == {"content", "context", "keywords", "tags", "neighbourhood"}
-    vector = memory.store.vector_index()
+    vector = memory._store.vector_index()
     assert vector == {"state": "ONLINE", "dimension": 384, "similarity": "COSINE"}
-    marker = memory.store.stats().schema
+    marker = memory.stats().schema
     assert marker == {"version": SCHEMA_VERSION, "embedding_model": "sentence-transformers/all-MiniLM-L6-v2",
                       "embedding_dimension": 384}
 
@@ -52,7 +52,7 @@ def test_other_model_of_same_dimension_is_refused(settings: Settings, memory: Ag
 
 def test_a_version_2_database_gets_the_version_3_fulltext_index(settings: Settings, memory: AgenticMemory) -> None:
     """Schema 3 indexes `neighbourhood`: opening an older database replaces the fulltext index."""
-    with memory.store._driver.session() as session:  # the database as schema version 2 left it
+    with memory._store._driver.session() as session:  # the database as schema version 2 left it
         session.run("DROP INDEX note_text").consume()
         session.run(
             "CREATE FULLTEXT INDEX note_text FOR (n:Note) ON EACH [n.content, n.context, n.keywords, n.tags] "
@@ -61,10 +61,10 @@ def test_a_version_2_database_gets_the_version_3_fulltext_index(settings: Settin
         session.run("MATCH (s:AmemSchema {name: 'amem-graph'}) SET s.version = 2").consume()
     memory.add_many(["Alice: the lighthouse keeper retired."])
     with AgenticMemory(settings, tenant=memory.tenant) as reopened:
-        indexes = {row["name"]: row for row in reopened.store.indexes()}
+        indexes = {row["name"]: row for row in reopened._store.indexes()}
         assert set(indexes["note_text"]["properties"]) >= {"content", "neighbourhood"}
         assert indexes["note_text"]["state"] == "ONLINE"
-        assert reopened.store.stats().schema["version"] == SCHEMA_VERSION
+        assert reopened.stats().schema["version"] == SCHEMA_VERSION
         assert [h.note.content for h in reopened.search("lighthouse", mode="fulltext")] == [
             "Alice: the lighthouse keeper retired."
         ]

@@ -60,8 +60,8 @@ def test_search_stays_in_its_tenant_even_when_crowded(memory: AgenticMemory, set
             hits = third.search("recipe with cardamom and orange", k=5, mode="vector")
             assert len(hits) == 5 and {h.note.id for h in hits} <= own
         finally:
-            other.store.delete_tenant(crowd)
-            third.store.delete_tenant(busy)
+            other.admin.delete_tenant(crowd)
+            third.admin.delete_tenant(busy)
 
 
 @pytest.mark.parametrize(("kwargs", "message"), [({"k": 0}, "k must be"), ({"k": 1001}, "k must be"),

@@ -268,7 +268,7 @@ def test_no_page_or_fact_of_one_tenant_is_reachable_from_another(
         assert memory.tiers.persona(tenant=other) == [] and memory.tiers.segments(tenant=other) == []
         assert memory.tiers.persona()  # the first tenant has its facts
     finally:
-        memory.store.delete_tenant(other)
+        memory.admin.delete_tenant(other)
 
 
 @pytest.fixture

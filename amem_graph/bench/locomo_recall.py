@@ -168,7 +168,7 @@ def run(
     if ablations and mode != "tiers":
         result["ablations"] = {}
         for name, (change, ablated_hops) in ABLATIONS.items():
-            retriever = Retriever(memory.store, memory.embedder, replace(Tuning(), **change))
+            retriever = Retriever(memory._store, memory.embedder, replace(Tuning(), **change))  # beside the memory's own
             try:
                 result["ablations"][name] = evaluate(
                     lambda tenant, q, r=retriever, h=hops if ablated_hops is None else ablated_hops: [

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from dataclasses import replace
+from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -15,16 +16,31 @@ from ..bench import ingest as ingest_bench
 from ..bench import llm_cost as llm_cost_bench
 from ..bench import locomo_recall
 from ..errors import InvalidInput
+from ..models import MAX_HOPS
 from ..settings import Settings
-from ..store.base import MAX_HOPS
-from .common import print_json, user_errors
+from .common import choices, print_json, user_errors
 from .notes import memory
 
 app = typer.Typer(help="Benchmarks; each prints JSON (and writes it to --json PATH).")
+StoreChoice = choices("StoreChoice", ("neo4j", "embedded", "both"))
+CostMode = choices("CostMode", ("notes", "tiers"))
+RecallMode = choices("RecallMode", ("notes", "tiers", "both"))
 StoreOption = Annotated[
-    str | None,
-    typer.Option("--store", help="neo4j, embedded, or both (one after the other, side by side) [default: as configured]"),
+    StoreChoice | None,  # type: ignore[valid-type]
+    typer.Option("--store", help="both: one after the other, side by side [default: as configured]"),
 ]
+
+
+def _budgets(value: str) -> list[int]:
+    """--k as integers: a malformed list is a bad command line (exit 2), like any other bad option."""
+    try:
+        budgets = [int(part) for part in value.split(",") if part.strip()]
+    except ValueError:
+        raise typer.BadParameter(f"comma-separated integers, such as 5,10,25, not {value!r}", param_hint="'--k'") from None
+    if not budgets or min(budgets) < 1:
+        raise typer.BadParameter(f"comma-separated integers of at least 1, such as 5,10,25, not {value!r}",
+                                 param_hint="'--k'")
+    return budgets
 
 
 def _memory(store: str | None) -> AgenticMemory:
@@ -35,12 +51,10 @@ def _memory(store: str | None) -> AgenticMemory:
     return AgenticMemory(settings)
 
 
-def _on_stores(store: str | None, bench: Callable[[AgenticMemory], dict[str, Any]]) -> dict[str, Any]:
+def _on_stores(store: StrEnum | None, bench: Callable[[AgenticMemory], dict[str, Any]]) -> dict[str, Any]:
     """`bench` on the store asked for, or on each store in turn with both results side by side."""
-    if store not in (None, "neo4j", "embedded", "both"):
-        raise InvalidInput(f"--store must be neo4j, embedded or both, got {store!r}")
     if store != "both":
-        with _memory(store) as mem:
+        with _memory(store and store.value) as mem:
             return bench(mem)
     results = {}
     for kind in ("neo4j", "embedded"):
@@ -95,11 +109,10 @@ def llm_cost(
     conversation: Annotated[str | None, typer.Option(help="sample_id [default: the first]")] = None,
     limit: Annotated[int | None, typer.Option(min=1, help="Only the first N turns")] = None,
     keep: Annotated[bool, typer.Option(help="Keep the benchmark tenant instead of deleting it")] = False,
-    mode: Annotated[str, typer.Option(help="notes: add per turn; tiers: add_turn through the MemoryOS tiers")] = "notes",
+    mode: Annotated[CostMode, typer.Option(  # type: ignore[valid-type]
+        help="notes: add per turn; tiers: add_turn through the MemoryOS tiers")] = "notes",
 ) -> None:
     """LLM calls and tokens per added note (or turn), latency without LLM time (scripted LLM, one conversation)."""
-    if mode not in ("notes", "tiers"):
-        raise InvalidInput(f"--mode must be notes or tiers, got {mode!r}")
     bench = llm_cost_bench.run if mode == "notes" else llm_cost_bench.run_tiers
     result = bench(Settings.from_env(), data, conversation=conversation, limit=limit, keep=keep)
     if json_out:
@@ -127,21 +140,19 @@ def locomo(
     qa: Annotated[bool, typer.Option(help="Also answer each question with the configured LLM: F1 and BLEU-1")]
     = False,
     mode: Annotated[
-        str, typer.Option(help="notes: turns as notes, search; tiers: turns as pages, context_for; both: side by side")
+        RecallMode,  # type: ignore[valid-type]
+        typer.Option(help="notes: turns as notes, search; tiers: turns as pages, context_for; both: side by side")
     ] = "notes",
     store: StoreOption = None,
 ) -> None:
     """Evidence recall@k and hit@k per category on LoCoMo, beside flat dense / BM25 / hybrid over the same
     turns in the same run; one tenant per conversation, ingested through the analysed write path (notes) or
     as dialogue pages through the MemoryOS tiers (--mode tiers)."""
-    try:
-        budgets = [int(part) for part in k.split(",") if part.strip()]
-    except ValueError:
-        raise InvalidInput(f"--k must be comma-separated integers, got {k!r}") from None
+    budgets = _budgets(k)
     names = [c.strip() for c in conversations.split(",") if c.strip()] if conversations else None
     result = _on_stores(store, lambda mem: locomo_recall.run(
         mem, data, conversations=names, ks=budgets, hops=hops, prefix=prefix, ablations=ablations,
-        limit=questions, qa=qa, turns=turns, mode=mode,
+        limit=questions, qa=qa, turns=turns, mode=mode.value,
     ))
     if json_out:
         json_out.write_text(json.dumps(result, indent=2) + "\n")

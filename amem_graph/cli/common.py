@@ -5,11 +5,13 @@ from __future__ import annotations
 import functools
 import json
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from enum import StrEnum
 from typing import Any, ParamSpec, TypeVar
 
 import typer
 from rich.console import Console
+from rich.table import Column
 from rich.text import Text
 
 from ..errors import AmemError
@@ -21,9 +23,39 @@ console = Console()
 error_console = Console(stderr=True)
 
 
+SHORT_ID = 8  # characters of an id that tables show; commands that take a note id accept them
+TABLE_TEXT_LIMIT = 400  # characters of a text that a table cell shows; `get` and --json show all of it
+
+
 def plain(*cells: object) -> list[Text]:
     """Table cells shown as written: text from users or an LLM is never read as rich markup."""
     return [Text(str(cell)) for cell in cells]
+
+
+def text_column(header: str, *, min_width: int | None = None, max_width: int | None = None) -> Column:
+    """Free text (content, reasons, summaries): it takes the width the other columns leave, wraps between
+    words and folds a word too long for it, so that a narrow terminal never cuts it. Rich narrows the widest
+    column first, so the text keeps the most room; a `min_width` it cannot meet widens the table past the
+    terminal, which then crops it."""
+    return Column(header, min_width=min_width, max_width=max_width, overflow="fold")
+
+
+def value_column(header: str) -> Column:
+    """A short value (a number, a time, a short id) on one line, so that the text columns give way first."""
+    return Column(header, no_wrap=True, overflow="fold")
+
+
+def short_id(value: str) -> str:
+    return value[:SHORT_ID]
+
+
+def flat(text: str, limit: int = TABLE_TEXT_LIMIT) -> str:
+    """Text on one line for a table cell; past `limit` it says how much is left out, at a word boundary."""
+    words = " ".join(text.split())
+    if len(words) <= limit:
+        return words
+    kept = words[:limit].rsplit(" ", 1)[0] or words[:limit]
+    return f"{kept} [+{len(words) - len(kept)} characters]"
 
 EXIT_CODES = (
     "Exit codes: 0 ok; 1 unexpected error; 2 bad command line; 3 invalid input or unknown note; "
@@ -46,6 +78,12 @@ def user_errors(command: Callable[P, R]) -> Callable[P, R]:
             raise typer.Exit(err.exit_code) from None
 
     return run
+
+
+def choices(name: str, values: Sequence[str]) -> type[StrEnum]:
+    """An option's closed set of values, made from the engine's own list: typer refuses any other value as a
+    bad command line (exit 2) and lists the valid ones in --help."""
+    return StrEnum(name, {value: value for value in values})
 
 
 def print_json(data: Any) -> None:

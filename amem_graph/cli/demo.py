@@ -15,7 +15,7 @@ from ..api import AgenticMemory
 from ..errors import AmemError
 from ..server import LocalNeo4j
 from ..settings import Settings
-from .common import console, plain, user_errors
+from .common import console, plain, short_id, text_column, user_errors, value_column
 from .ingest import ingest
 from .notes import hits_table
 
@@ -46,11 +46,12 @@ def demo(
     with AgenticMemory(Settings.from_env(), tenant=tenant) as memory:
         notes = sorted(memory.list(limit=1_000), key=lambda n: (n.session or "", n.seq or 0))
         short = {note.id: f"n{i}" for i, note in enumerate(notes, start=1)}
-        table = Table("note", "said", "links (type, to, reason)", title=f"{len(notes)} notes in tenant {tenant!r}")
+        table = Table(value_column("note"), text_column("said"), text_column("links (type, to, reason)"),
+                      title=f"{len(notes)} notes in tenant {tenant!r}")
         for note in notes:
             links = [link for link in memory.get(note.id).links if link.source_id == note.id and link.invalid_at is None]
             described = "\n".join(
-                f"{link.type} → {short.get(link.target_id, link.target_id[:8])}: {link.reason}" for link in links[:3]
+                f"{link.type} → {short.get(link.target_id, short_id(link.target_id))}: {link.reason}" for link in links[:3]
             )
             table.add_row(*plain(short[note.id], note.content, described or "—"))
         console.print(table)
@@ -62,9 +63,9 @@ def demo(
 
 
 def _next_steps(memory: AgenticMemory, tenant: str) -> str:
-    if memory.store.kind == "embedded":
+    if memory.admin.kind == "embedded":
         return (
-            f"\nThis ran on the embedded store in {memory.store.location}: no server, nothing else to start.\n"
+            f"\nThis ran on the embedded store in {memory.admin.location}: no server, nothing else to start.\n"
             "To use Neo4j and explore the graph in Neo4j Browser:\n"
             f"  amem-graph export -t {tenant} --out {tenant}.jsonl     # while NEO4J_URI is unset\n"
             "  amem-graph neo4j start && eval \"$(amem-graph neo4j env)\"   # Neo4j 5.26 from Maven Central\n"
@@ -72,4 +73,4 @@ def _next_steps(memory: AgenticMemory, tenant: str) -> str:
         )
     browser = LocalNeo4j.for_settings(memory.settings).connection()
     where = browser.http_url if browser else "your server's Browser"
-    return f"\nThis ran on Neo4j at {memory.store.location}. Explore it in Neo4j Browser ({where}): amem-graph browser -t {tenant}"
+    return f"\nThis ran on Neo4j at {memory.admin.location}. Explore it in Neo4j Browser ({where}): amem-graph browser -t {tenant}"

@@ -11,14 +11,13 @@ import typer
 from rich.table import Table
 from rich.text import Text
 
-from .. import cypher
+from .. import admin, cypher
 from ..embedding import Embedder
 from ..errors import AmemError
 from ..llm import LLMClient
 from ..server import LocalNeo4j
 from ..settings import Settings
-from ..store import open_store
-from .common import console, print_json
+from .common import console, print_json, text_column, value_column
 
 
 def _not_needed(settings: Settings) -> str | None:
@@ -54,21 +53,17 @@ def _jars(settings: Settings) -> str:
 
 
 def _database(settings: Settings) -> str:
-    store = open_store(settings)
-    try:
-        if store.kind == "embedded":
-            labels = store.stats().labels
-            return f"{store.location} opens: {sum(labels.values())} nodes, schema {'set' if labels.get('AmemSchema') else 'not set yet'}"
-        vector_index = store.vector_index()
-        indexes = store.indexes()
-    finally:
-        store.close()
-    if not vector_index:
-        raise AmemError(f"{store.location} is reachable but has no schema: run `amem-graph init`")
-    offline = [r["name"] for r in indexes if r["state"] != "ONLINE"]
+    stats = admin.database_stats(settings)
+    if stats.store == "embedded":
+        labels = stats.labels
+        return f"{stats.location} opens: {sum(labels.values())} nodes, schema {'set' if labels.get('AmemSchema') else 'not set yet'}"
+    if not any(r["name"] == "note_embedding" for r in stats.indexes):
+        raise AmemError(f"{stats.location} is reachable but has no schema: run `amem-graph init`")
+    offline = [r["name"] for r in stats.indexes if r["state"] != "ONLINE"]
     if offline:
-        raise AmemError(f"indexes not ONLINE in {store.location}: {', '.join(offline)}")
-    return f"{store.location}: {len(indexes)} indexes ONLINE, vector index {vector_index['dimension']} dims {vector_index['similarity']}"
+        raise AmemError(f"indexes not ONLINE in {stats.location}: {', '.join(offline)}")
+    dimension = stats.schema.get("embedding_dimension")
+    return f"{stats.location}: {len(stats.indexes)} indexes ONLINE, vector index note_embedding of {dimension} dimensions"
 
 
 def _model(settings: Settings) -> str:
@@ -112,7 +107,7 @@ def doctor(as_json: Annotated[bool, typer.Option("--json")] = False) -> None:
     if as_json:
         print_json(results)
     else:
-        table = Table("check", "", "detail")
+        table = Table(value_column("check"), value_column(""), text_column("detail"))
         for row in results:
             table.add_row(row["check"], "[green]ok[/]" if row["ok"] else "[red]FAIL[/]", Text(row["detail"]))
         console.print(table)

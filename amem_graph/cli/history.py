@@ -7,9 +7,9 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
-from ..models import NoteHistory
-from .common import console, plain, print_json, user_errors
-from .notes import JsonOption, TenantOption, memory, show_note
+from ..models import Evolution, NoteHistory
+from .common import console, flat, plain, print_json, short_id, text_column, user_errors, value_column
+from .notes import JsonOption, NoteIdArgument, TenantOption, by_id, full_id, memory, show_note
 
 
 def register(app: typer.Typer) -> None:
@@ -20,14 +20,14 @@ def register(app: typer.Typer) -> None:
 def _history(note_id: str, tenant: str | None, as_json: bool) -> NoteHistory | None:
     """The note's history, or None once printed as JSON."""
     with memory(tenant) as mem:
-        found = mem.history(note_id)
+        found = by_id(mem, note_id, mem.history)
     if as_json:
         print_json(found.to_dict())
         return None
     return found
 
 
-def show(note_id: str, tenant: TenantOption = None, as_json: JsonOption = False) -> None:
+def show(note_id: NoteIdArgument, tenant: TenantOption = None, as_json: JsonOption = False) -> None:
     """A note with its links (and their reasons) and its versions."""
     if (found := _history(note_id, tenant, as_json)) is None:
         return
@@ -35,33 +35,41 @@ def show(note_id: str, tenant: TenantOption = None, as_json: JsonOption = False)
     _versions(found)
 
 
-def history(note_id: str, tenant: TenantOption = None, as_json: JsonOption = False) -> None:
+def history(note_id: NoteIdArgument, tenant: TenantOption = None, as_json: JsonOption = False) -> None:
     """A note's versions and the evolutions that triggered from it or revised it."""
     if (found := _history(note_id, tenant, as_json)) is None:
         return
     _versions(found)
-    table = Table("at", "trigger", "analysis", "model", "tokens", "revised")
-    table.add_column("evolution", no_wrap=True)
+    # The time splits between date and clock, and the analyser names its model only when it has one other
+    # than itself, so that seven fields fit 80 columns.
+    table = Table(text_column("at"), *map(value_column, ("evolution", "trigger")),
+                  text_column("analysis", min_width=9), value_column("tokens"), text_column("revised", min_width=11))
     for evolution in found.evolutions:
         table.add_row(
             *plain(
-                f"{evolution.at:%Y-%m-%d %H:%M:%S}" if evolution.at else "", evolution.trigger_note_id,
-                evolution.analysis, evolution.model or "", evolution.prompt_tokens + evolution.completion_tokens,
-                ", ".join(f"{note_id[:8]} v{version}" for note_id, version in evolution.revised), evolution.id,
+                f"{evolution.at:%Y-%m-%d %H:%M:%S}" if evolution.at else "", short_id(evolution.id),
+                short_id(evolution.trigger_note_id), _analyser(evolution),
+                evolution.prompt_tokens + evolution.completion_tokens,
+                ", ".join(f"{short_id(note_id)} v{version}" for note_id, version in evolution.revised),
             )
         )
     console.print(table)
 
 
+def _analyser(evolution: Evolution) -> str:
+    model = evolution.model or ""
+    return evolution.analysis if model in ("", evolution.analysis) else f"{evolution.analysis} ({model})"
+
+
 def revert(
-    note_id: str,
+    note_id: NoteIdArgument,
     version: Annotated[int, typer.Argument(min=1, help="The version to restore (see `history`).")],
     tenant: TenantOption = None,
     as_json: JsonOption = False,
 ) -> None:
     """Restore a note's fields as they were at VERSION; what it holds now is kept as a version too."""
     with memory(tenant) as mem:
-        note = mem.revert(note_id, version)
+        note = by_id(mem, note_id, lambda candidate: mem.revert(candidate, version))
     if as_json:
         print_json(note.to_dict())
     else:
@@ -69,7 +77,8 @@ def revert(
 
 
 def reanalyze(
-    note_id: Annotated[list[str] | None, typer.Argument(help="Notes to analyse again [default: heuristic and degraded ones]")] = None,
+    note_id: Annotated[list[str] | None, typer.Argument(
+        help="Notes to analyse again, by id or its first characters [default: heuristic and degraded ones]")] = None,
     tenant: TenantOption = None,
     limit: Annotated[int, typer.Option(min=1, max=1000, help="At most this many notes when none are named.")] = 100,
     unanalysed: Annotated[bool, typer.Option("--unanalysed", help="Also bulk-imported notes (analysis 'none').")] = False,
@@ -77,7 +86,8 @@ def reanalyze(
 ) -> None:
     """Analyse notes again with the configured LLM (AMEM_LLM_BASE_URL / AMEM_LLM_API_KEY)."""
     with memory(tenant) as mem:
-        upgraded = mem.reanalyze(note_id or None, limit=limit, include_unanalysed=unanalysed)
+        named = [full_id(mem, given) for given in note_id or ()]
+        upgraded = mem.reanalyze(named or None, limit=limit, include_unanalysed=unanalysed)
     if as_json:
         print_json({"reanalysed": upgraded})
     else:
@@ -90,12 +100,13 @@ def _versions(found: NoteHistory) -> None:
     if not found.versions:
         console.print(f"Version {found.note.version}; no earlier versions.")
         return
-    table = Table("version", "until", "reason", "context", "tags")
+    table = Table(value_column("version"), text_column("until"), text_column("reason"), text_column("context"),
+                  text_column("tags"))
     for version in found.versions:
         table.add_row(
             *plain(
-                version.version, f"{version.valid_to:%Y-%m-%d %H:%M:%S}" if version.valid_to else "", version.reason,
-                version.context, ", ".join(version.tags),
+                version.version, f"{version.valid_to:%Y-%m-%d %H:%M:%S}" if version.valid_to else "",
+                flat(version.reason), flat(version.context), ", ".join(version.tags),
             )
         )
     console.print(f"Version {found.note.version} is current; earlier versions:")

@@ -21,11 +21,11 @@ from rich.progress import (
 from rich.text import Text
 
 from .. import ingest as reader
-from ..errors import InvalidInput
-from .common import console, print_json, user_errors
+from .common import choices, console, print_json, user_errors
 from .notes import JsonOption, TenantOption, memory
 
 FORMATS = ("auto", "notes", "turns", "locomo")
+Format = choices("Format", FORMATS)
 
 
 class RateColumn(ProgressColumn):
@@ -40,7 +40,7 @@ def register(app: typer.Typer) -> None:
 def ingest(
     path: Annotated[Path, typer.Argument(help="A .jsonl of notes or of turns, or a LoCoMo .json")],
     tenant: TenantOption = None,
-    format: Annotated[str, typer.Option(help="auto (by extension and first line), notes, turns or locomo")] = "auto",
+    format: Annotated[Format, typer.Option(help="auto: by extension and first line")] = "auto",  # type: ignore[valid-type]
     conversation: Annotated[str | None, typer.Option(help="LoCoMo: the sample_id (default: the first)")] = None,
     bulk: Annotated[bool, typer.Option(help="Notes without analysis (add_many, batched); `reanalyze` later")] = False,
     limit: Annotated[int | None, typer.Option(min=1, help="Only the first N records")] = None,
@@ -48,21 +48,19 @@ def ingest(
 ) -> None:
     """Add every record of a file: notes through the analysed write path (or --bulk), turns through the
     MemoryOS tiers. Repeats are skipped, so running it again after an interruption resumes it."""
-    if format not in FORMATS:
-        raise InvalidInput(f"--format must be one of {', '.join(FORMATS)}, got {format!r}")
-    kind = reader.detect(path) if format == "auto" else format
+    kind = reader.detect(path) if format == "auto" else format.value
     began = time.perf_counter()
     with memory(tenant) as mem:
         if kind == "turns":
             every = reader.turns(path, mem.settings.max_content_chars)[:limit]
-            todo = reader.pending_turns(every, mem.store.session_page_counts(mem.tenant))
+            todo = reader.pending_turns(every, mem.tiers.session_page_counts())
             with _Progress(len(todo), "turns") as (progress, task):
                 for turn in todo:
                     mem.add_turn(turn.user, turn.assistant, session_id=turn.session_id, at=turn.at)
                     progress.advance(task)
         else:
             every = reader.notes(path, mem.settings.max_content_chars, conversation=conversation)[:limit]
-            held = mem.store.existing(mem.tenant, every)
+            held = mem.existing(every)
             todo = [note for i, note in enumerate(every) if i not in held]
             with _Progress(len(todo), "notes") as (progress, task):
                 if bulk:

@@ -3,22 +3,39 @@
 from __future__ import annotations
 
 import sys
-from typing import Annotated
+from collections.abc import Callable
+from typing import Annotated, Any, TypeVar
 
 import typer
 from rich.table import Table
 from rich.text import Text
 
-from ..api import AgenticMemory
-from ..errors import InvalidInput
-from ..models import Note, SearchHit
+from ..api import MAX_K, AgenticMemory
+from ..errors import InvalidInput, NoteNotFound
+from ..models import MAX_HOPS, Note, SearchHit
 from ..retrieval import MODES, format_context
 from ..settings import Settings
-from ..store.base import MAX_HOPS
-from .common import console, plain, print_json, user_errors
+from .common import (
+    choices,
+    console,
+    flat,
+    plain,
+    print_json,
+    short_id,
+    text_column,
+    user_errors,
+    value_column,
+)
+
+T = TypeVar("T")
 
 TenantOption = Annotated[str | None, typer.Option("--tenant", "-t", help="Tenant [default: $AMEM_TENANT or 'default']")]
 JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")]
+NoteIdArgument = Annotated[str, typer.Argument(help="A note id, or its first characters (as tables show it).")]
+
+SearchMode = choices("SearchMode", MODES)
+FULL_ID = 36  # a uuid; a shorter id that names no note may be the start of one
+MIN_PREFIX = 4  # shorter prefixes would match too many notes to be worth a scan
 
 
 def memory(tenant: str | None = None) -> AgenticMemory:
@@ -30,12 +47,43 @@ def register(app: typer.Typer) -> None:
         app.command(name=command.__name__.replace("list_notes", "list"))(user_errors(command))
 
 
+def by_id(mem: AgenticMemory, note_id: str, act: Callable[[str], T]) -> T:
+    """`act(note_id)`; when no note has that id, `act` on the one note whose id starts with it."""
+    try:
+        return act(note_id)
+    except NoteNotFound as missing:
+        only = _only_id_starting_with(mem, note_id, missing)
+    return act(only)
+
+
+def full_id(mem: AgenticMemory, note_id: str) -> str:
+    """The id of the note NOTE_ID names (itself, or the one note whose id starts with it)."""
+    return by_id(mem, note_id, lambda candidate: mem.get(candidate).id)
+
+
+def _only_id_starting_with(mem: AgenticMemory, prefix: str, missing: NoteNotFound) -> str:
+    if not MIN_PREFIX <= len(prefix) < FULL_ID:
+        raise missing
+    # A scan of the tenant, but only after the exact lookup failed: a full id never pays for it.
+    found: list[str] = []
+    offset = 0
+    while page := mem.list(limit=MAX_K, offset=offset):
+        found += [note.id for note in page if note.id.startswith(prefix)]
+        offset += len(page)
+    if len(found) == 1:
+        return found[0]
+    if found:
+        raise InvalidInput(f"{len(found)} notes have ids starting with {prefix!r} ({', '.join(found[:5])}): "
+                           "give more characters")
+    raise missing
+
+
 def init() -> None:
     """Create the schema (constraints, range, vector and fulltext indexes) if missing; idempotent."""
     with AgenticMemory(Settings.from_env(), init_schema=False) as mem:
         dimension = mem.embedder.dimension
-        mem.store.ensure_schema(mem.embedder.model_name, dimension, force=True)
-        console.print(f"Schema ready in {mem.store.location}: vector index note_embedding, {dimension} dimensions, cosine.")
+        mem.admin.init_schema()
+        console.print(f"Schema ready in {mem.admin.location}: vector index note_embedding, {dimension} dimensions, cosine.")
 
 
 def add(
@@ -66,10 +114,10 @@ def add(
         console.print(f"Added note [bold]{note.id}[/]")
 
 
-def get(note_id: str, tenant: TenantOption = None, as_json: JsonOption = False) -> None:
+def get(note_id: NoteIdArgument, tenant: TenantOption = None, as_json: JsonOption = False) -> None:
     """Show one note with its links."""
     with memory(tenant) as mem:
-        note = mem.get(note_id)
+        note = by_id(mem, note_id, mem.get)
     if as_json:
         print_json(note.to_dict())
         return
@@ -88,15 +136,16 @@ def list_notes(
     if as_json:
         print_json([n.to_dict() for n in notes])
         return
-    table = Table("created", "content")
-    table.add_column("id", no_wrap=True, min_width=36)
+    table = Table(text_column("content"), value_column("created"), value_column("id"))
     for note in notes:
-        table.add_row(*plain(f"{note.created_at:%Y-%m-%d %H:%M}" if note.created_at else "", _short(note.content), note.id))
+        created = f"{note.created_at:%Y-%m-%d %H:%M}" if note.created_at else ""
+        table.add_row(*plain(flat(note.content), created, short_id(note.id)))
     console.print(table)
 
 
 def delete(
-    note_id: Annotated[str | None, typer.Argument(help="The note; without one, the whole tenant (--tenant)")] = None,
+    note_id: Annotated[str | None, typer.Argument(
+        help="The note (its id or the id's first characters); without one, the whole tenant (--tenant)")] = None,
     tenant: TenantOption = None,
     yes: Annotated[bool, typer.Option("--yes", "-y", help="Delete a whole tenant without asking")] = False,
 ) -> None:
@@ -108,12 +157,13 @@ def delete(
         if not yes:
             typer.confirm(f"Delete everything of tenant {tenant!r}?", abort=True)
         with memory(tenant) as mem:
-            deleted = mem.store.delete_tenant(mem.tenant)
+            deleted = mem.admin.delete_tenant()
         console.print(f"Deleted tenant {tenant}: {deleted} nodes")
         return
     with memory(tenant) as mem:
-        mem.delete(note_id)
-    console.print(f"Deleted note {note_id}")
+        deleted = full_id(mem, note_id)
+        mem.delete(deleted)
+    console.print(f"Deleted note {deleted}")
 
 
 def search(
@@ -121,7 +171,7 @@ def search(
     tenant: TenantOption = None,
     k: Annotated[int, typer.Option("--k", "-k", min=1, max=1000)] = 10,
     hops: Annotated[int, typer.Option(min=0, max=MAX_HOPS, help="Links or session steps to follow from the seeds")] = 2,
-    mode: Annotated[str, typer.Option(help=f"One of {', '.join(MODES)}")] = "hybrid",
+    mode: Annotated[SearchMode, typer.Option(help="Which indexes find the seeds")] = "hybrid",  # type: ignore[valid-type]
     after: Annotated[str | None, typer.Option(help="Event time at or after (ISO-8601)")] = None,
     before: Annotated[str | None, typer.Option(help="Event time before (ISO-8601)")] = None,
     tag: Annotated[list[str] | None, typer.Option(help="Any of these tags (repeatable)")] = None,
@@ -135,7 +185,7 @@ def search(
     order from the best of them; each hit says how it was found."""
     with memory(tenant) as mem:
         hits = mem.search(
-            query, k=k, hops=hops, mode=mode, after=after, before=before, tags=tag or (),  # type: ignore[arg-type]
+            query, k=k, hops=hops, mode=mode.value, after=after, before=before, tags=tag or (),  # type: ignore[arg-type]
             speakers=speaker or (), sessions=session or (), include_superseded=superseded,
         )
     if as_json:
@@ -149,19 +199,19 @@ def search(
 
 def hits_table(hits: list[SearchHit], *, ids: bool = True) -> Table:
     """Search hits with their scores and how each was found (seed, or the path from one)."""
-    table = Table("score", "vector", "fulltext", "found", "content")
-    if ids:
-        table.add_column("id", no_wrap=True, min_width=36)
+    # "found" may be long ("RELATES_TO from 1a2b3c4d +session"): capped, so that the content keeps its room.
+    table = Table(text_column("content"), text_column("found", min_width=8, max_width=14),
+                  *map(value_column, ("score", "vector", "fulltext", *(("id",) if ids else ()))))
     for hit in hits:
-        cells = [f"{hit.score:.3f}", _score(hit.vector_score), _score(hit.fulltext_score), _found(hit),
-                 _short(hit.note.content)]
-        table.add_row(*plain(*cells, *([hit.note.id] if ids else [])))
+        cells = [flat(hit.note.content), _found(hit), f"{hit.score:.3f}", _score(hit.vector_score),
+                 _score(hit.fulltext_score)]
+        table.add_row(*plain(*cells, *([short_id(hit.note.id)] if ids else [])))
     return table
 
 
 def _found(hit: SearchHit) -> str:
-    """How a hit was found: "seed", or its path such as "NEXT ← 1a2b3c4d"; priors after a "+"."""
-    how = "seed" if not hit.path else " → ".join(f"{step.type} from {step.from_id[:8]}" for step in hit.path)
+    """How a hit was found: "seed", or its path such as "NEXT from 1a2b3c4d"; priors after a "+"."""
+    how = "seed" if not hit.path else " → ".join(f"{step.type} from {short_id(step.from_id)}" for step in hit.path)
     return how + "".join(f" +{name}" for name, _ in hit.boosts)
 
 
@@ -173,14 +223,14 @@ def stats(tenant: Annotated[str | None, typer.Option("--tenant", "-t", help="Onl
     if as_json:
         print_json(vars(result))
         return
-    console.print(f"Store: {result.store} at {result.location}; schema {result.schema}")
-    table = Table("label / relationship", "count")
+    console.print(Text(f"Store: {result.store} at {result.location}; {_schema(result.schema)}"))
+    table = Table(text_column("label / relationship"), value_column("count"))
     for name, count in {**result.labels, **result.relationships}.items():
-        table.add_row(name, str(count))
+        table.add_row(*plain(name, count))
     console.print(table)
-    indexes = Table("index", "type", "state", "populated %")
+    indexes = Table(text_column("index"), *map(value_column, ("type", "state", "populated %")))
     for index in result.indexes:
-        indexes.add_row(index["name"], index["type"], index["state"], f"{index['populationPercent']:.0f}")
+        indexes.add_row(*plain(index["name"], index["type"], index["state"], _populated(index)))
     console.print(indexes)
     for analysis, totals in result.evolutions.items():
         console.print(f"Evolutions ({analysis}; adds and reanalyses): {totals['evolutions']}, {totals['prompt_tokens']} prompt + "
@@ -188,6 +238,19 @@ def stats(tenant: Annotated[str | None, typer.Option("--tenant", "-t", help="Onl
     for operation, usage in result.llm.items():
         console.print(f"LLM {operation}: {usage['calls']:.0f} calls, {usage['prompt_tokens']:.0f} prompt + "
                       f"{usage['completion_tokens']:.0f} completion tokens (this process)")
+
+
+def _schema(marker: dict[str, Any]) -> str:
+    if not marker:
+        return "no schema yet (`amem-graph init`)"
+    return (f"schema version {marker.get('version')}, {marker.get('embedding_model')} "
+            f"({marker.get('embedding_dimension')} dimensions)")
+
+
+def _populated(index: dict[str, Any]) -> str:
+    # Only Neo4j builds indexes in the background; the embedded store's exact index is always complete.
+    percent = index.get("populationPercent")
+    return "—" if percent is None else f"{percent:.0f}"
 
 
 def show_note(note: Note) -> None:
@@ -202,11 +265,6 @@ def show_note(note: Note) -> None:
         arrow = "->" if link.source_id == note.id else "<-"
         console.print(f"  {arrow} {link.type} {link.other(note.id)} ({link.confidence:.2f}) {link.reason}",
                       markup=False, highlight=False)
-
-
-def _short(text: str, width: int = 80) -> str:
-    flat = " ".join(text.split())
-    return flat if len(flat) <= width else flat[: width - 1] + "…"
 
 
 def _score(score: float | None) -> str:

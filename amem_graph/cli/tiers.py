@@ -12,9 +12,20 @@ from rich.text import Text
 
 from ..models import FACT_KINDS, Fact, Page, Segment
 from ..tiers.memory import Promotion
-from .common import console, plain, print_json, user_errors
-from .notes import JsonOption, TenantOption, _short, memory
+from .common import (
+    choices,
+    console,
+    flat,
+    plain,
+    print_json,
+    short_id,
+    text_column,
+    user_errors,
+    value_column,
+)
+from .notes import JsonOption, TenantOption, memory
 
+FactKind = choices("FactKind", FACT_KINDS)
 SessionOption = Annotated[str | None, typer.Option("--session", "-s", help="The session (default: the tenant's most recent)")]
 
 
@@ -48,7 +59,7 @@ def add_turn(
     console.print(Text(f"Stored turn {page.seq} of session {page.session_id} (tier {page.tier})"))
     console.print(Text(f"  page: {page.id}"))
     if page.chain_summary:
-        console.print(Text(f"  chain: {_short(page.chain_summary)}"))
+        console.print(Text(f"  chain: {flat(page.chain_summary)}"))
 
 
 def flush(tenant: TenantOption = None, session: Annotated[str | None, typer.Option(
@@ -82,12 +93,12 @@ def show(
 
 def persona(
     tenant: TenantOption = None,
-    kind: Annotated[list[str] | None, typer.Option(help=f"Only this kind (repeatable): {', '.join(FACT_KINDS)}")] = None,
+    kind: Annotated[list[FactKind] | None, typer.Option(help="Only this kind (repeatable)")] = None,  # type: ignore[valid-type]
     as_json: JsonOption = False,
 ) -> None:
     """The persona: long-term facts about the user and the assistant's knowledge."""
     with memory(tenant) as mem:
-        facts = mem.tiers.persona(tenant=tenant, kinds=kind or None)  # the library names an unknown kind
+        facts = mem.tiers.persona(tenant=tenant, kinds=[k.value for k in kind] if kind else None)
     if as_json:
         print_json([f.to_dict() for f in facts])
         return
@@ -117,38 +128,38 @@ def promote(tenant: TenantOption = None) -> None:
 
 
 def _print_promotion(promotion: Promotion) -> None:
-    console.print(Text(f"Segment {promotion.segment_id[:8]} (heat {promotion.heat:.2f}): {len(promotion.note_ids)} notes, "
+    console.print(Text(f"Segment {short_id(promotion.segment_id)} (heat {promotion.heat:.2f}): {len(promotion.note_ids)} notes, "
                        f"{len(promotion.facts_added)} facts added, {len(promotion.facts_reinforced)} reinforced, "
                        f"{len(promotion.facts_superseded)} superseded, {len(promotion.facts_archived)} archived"))
     for note_id in promotion.note_ids:
         console.print(Text(f"  note {note_id}"))
     for text in promotion.facts_added:
-        console.print(Text(f"  fact {_short(text, 100)}"))
+        console.print(Text(f"  fact {flat(text)}"))
 
 
 def _pages_table(pages: Sequence[Page], session: str | None) -> Table:
     name = pages[0].session_id if pages else session or "latest"
-    table = Table("seq", "time", "text", title=f"Short-term memory (session {name})")
+    table = Table(value_column("seq"), text_column("time"), text_column("text"),
+                  title=f"Short-term memory (session {name})")
     for page in pages:
-        table.add_row(*plain(page.seq, f"{page.at:%Y-%m-%d %H:%M}" if page.at else "", _short(page.text)))
+        table.add_row(*plain(page.seq, f"{page.at:%Y-%m-%d %H:%M}" if page.at else "", flat(page.text)))
     return table
 
 
 def _segments_table(segments: Sequence[Segment], archived: bool) -> Table:
-    table = Table(title="Mid-term segments (hottest first)", caption="len: pages joined since the last promotion")
     # Only the summary wraps, so that the numbers stay readable in a narrow terminal.
-    for name in ("id", "heat", "visits", "len", "pages", "promos", *(("archived",) if archived else ())):
-        table.add_column(name, no_wrap=True)
-    table.add_column("summary", ratio=1)
+    numbers = ("id", "heat", "visits", "len", "pages", "promos", *(("archived",) if archived else ()))
+    table = Table(text_column("summary"), *map(value_column, numbers), title="Mid-term segments (hottest first)",
+                  caption="len: pages joined since the last promotion")
     for s in segments:
         when = (f"{s.archived_at:%Y-%m-%d}" if s.archived_at else "",) if archived else ()
-        table.add_row(*plain(s.id[:8], f"{s.heat:.2f}", s.visits, s.interaction_len, s.pages, s.promotions, *when,
-                             _short(s.summary)))
+        table.add_row(*plain(flat(s.summary), short_id(s.id), f"{s.heat:.2f}", s.visits, s.interaction_len, s.pages,
+                             s.promotions, *when))
     return table
 
 
 def _facts_table(facts: Sequence[Fact]) -> Table:
-    table = Table("kind", "text", "mentions", "uses", title="Persona (long-term)")
+    table = Table(text_column("text"), *map(value_column, ("kind", "mentions", "uses")), title="Persona (long-term)")
     for fact in facts:
-        table.add_row(*plain(fact.kind, _short(fact.text), fact.mentions, fact.uses))
+        table.add_row(*plain(flat(fact.text), fact.kind, fact.mentions, fact.uses))
     return table

@@ -9,12 +9,10 @@ from typing import Annotated
 
 import typer
 
-from .. import consolidate as consolidation
-from .. import transfer
+from .. import admin, transfer
 from ..embedding import Embedder
 from ..errors import InvalidInput, SchemaMismatch
 from ..settings import Settings
-from ..store import open_store
 from .common import console, user_errors
 from .notes import TenantOption, memory
 
@@ -31,10 +29,7 @@ def export(
 ) -> None:
     """Write every node and relationship of one tenant as JSON Lines (a header line first)."""
     with memory(tenant) as mem:
-        marker = mem.store.stats(mem.tenant).schema
-        header = {"tenant": mem.tenant, "schema": marker.get("version"), "model": marker.get("embedding_model"),
-                  "dimension": marker.get("embedding_dimension")}
-        records = mem.store.export_records(mem.tenant)
+        header, records = mem.admin.export()
         if out == "-":
             count = transfer.write(sys.stdout, header, records)
         else:
@@ -63,7 +58,7 @@ def import_(
                 f"{path} holds {header['dimension']}-dimension embeddings ({header.get('model')}); this engine's "
                 f"model gives {mem.embedder.dimension}"
             )
-        created, linked = mem.store.import_records(mem.tenant, nodes, relationships)
+        created, linked = mem.admin.import_(nodes, relationships)
     console.print(f"Imported tenant {header['tenant']}: {created} nodes, {linked} relationships")
 
 
@@ -74,10 +69,6 @@ def consolidate(yes: Annotated[bool, typer.Option("--yes", "-y", help="Do not as
     embedder = Embedder(settings.embedding_model, settings.embedding_batch_size)
     if not yes:
         typer.confirm(f"Re-embed the whole database with {embedder.model_name} ({embedder.dimension} dimensions)?", abort=True)
-    store = open_store(settings)
-    try:
-        counts = consolidation.consolidate(store, embedder)
-    finally:
-        store.close()
+    counts = admin.consolidate(settings, embedder)
     console.print("Re-embedded " + ", ".join(f"{n} {kind}" for kind, n in counts.items())
                   + f"; vector index note_embedding rebuilt with {embedder.dimension} dimensions.")

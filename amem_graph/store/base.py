@@ -25,7 +25,6 @@ from ..models import (
     Supersession,
 )
 
-MAX_HOPS = 3  # the longest expansion path the stores follow
 SCHEMA_VERSION = 5  # 2: tenant locks, Evolution nodes; 3: sessions, speakers, neighbourhood; 4: MemoryOS tiers;
 # 5: store keys (the LangGraph store)
 

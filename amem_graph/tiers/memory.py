@@ -21,10 +21,10 @@ from ..evolution import Evolver
 from ..llm.client import LLMClient
 from ..llm.prompts import RESPOND_SCHEMA, respond_messages
 from ..log import event
-from ..models import FACT_KINDS, Fact, NoteInput, Page, Segment, turn_text
+from ..models import FACT_KINDS, MAX_HOPS, Fact, NoteInput, Page, Segment, turn_text
 from ..retrieval import Retriever, named_speakers, without_names, without_stop_words
 from ..settings import TierSettings
-from ..store.base import MAX_HOPS, FactWrite, MemoryStore, PageWrite, SegmentWrite, SessionPages, Tx
+from ..store.base import FactWrite, MemoryStore, PageWrite, SegmentWrite, SessionPages, Tx
 from ..text import without_stamp
 from . import persona
 from .analysis import TierAnalyser, bare, embedded_text, jaccard, keywords, merged_keywords

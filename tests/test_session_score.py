@@ -1,0 +1,33 @@
+"""The session score on both stores: a note gains from the other notes of its session, never from itself, so
+notes with and without a session rank on equal terms."""
+
+import pytest
+
+from amem_graph import AgenticMemory
+
+STORES = ("neo4j", "embedded")
+
+
+def test_a_note_alone_in_its_session_gains_nothing_over_a_note_without_one(memory: AgenticMemory) -> None:
+    answer = memory.add("Caroline moved from Sweden.")
+    buns = memory.add("Melanie: I baked cinnamon buns with Caroline this morning.", session="chat-1")
+    hits = {hit.note.id: hit for hit in memory.search("Where is Caroline from?", k=2, hops=0)}
+    # Each leads one index (the answer by meaning, the turn by its words), so they tie; a bonus from the turn's
+    # own score would put it first for nothing but having a session.
+    assert hits[buns.id].score == pytest.approx(hits[answer.id].score)
+    assert [name for hit in hits.values() for name, _ in hit.boosts] == []
+
+
+def test_a_note_gains_from_the_best_other_note_of_its_session(memory: AgenticMemory) -> None:
+    turns = [memory.add(text, session="chat-1") for text in (
+        "Caroline: I went to the pottery class on Saturday.", "Melanie: Did you make anything?",
+        "Caroline: A little blue pottery bowl, my first pottery.")]
+    alone = memory.add("Melanie signed up for a pottery course.")
+    hits = memory.search("pottery", k=10, hops=0, mode="fulltext")
+    bonus = {hit.note.id: dict(hit.boosts).get("session", 0.0) for hit in hits}
+    before = {hit.note.id: hit.score - bonus[hit.note.id] for hit in hits}
+    assert set(before) == {note.id for note in (*turns, alone)}  # the second turn by its neighbourhood
+    for note in turns:
+        best_other = max(before[other.id] for other in turns if other.id != note.id)
+        assert bonus[note.id] == pytest.approx(0.3 * best_other)
+    assert bonus[alone.id] == 0.0
