@@ -126,7 +126,7 @@ def test_doctor_reports_every_check(cli_env: dict[str, str]) -> None:
     checks = {row["check"]: row for row in json.loads(result.stdout)}
     assert set(checks) == {"store", "java", "neo4j jars", "cypher files", "database", "embedding model", "llm"}
     assert checks["store"]["detail"].startswith("neo4j, at bolt://")
-    assert checks["database"]["ok"] and "384 dims" in checks["database"]["detail"]
+    assert checks["database"]["ok"] and "384 dimensions" in checks["database"]["detail"]
     assert checks["embedding model"]["ok"] and "384 dimensions" in checks["embedding model"]["detail"]
     assert result.exit_code == (0 if all(row["ok"] for row in checks.values()) else 7)
 

@@ -40,7 +40,7 @@ def cli_tenant(env: dict[str, str]):
     tenant = f"tables-{uuid.uuid4().hex[:8]}"
     yield tenant
     with AgenticMemory(Settings.from_env(env), tenant=tenant) as mem:
-        mem.store.delete_tenant(tenant)
+        mem.admin.delete_tenant(tenant)
 
 
 def run(env: dict[str, str], *args: str, input: str | None = None) -> str:
@@ -157,20 +157,22 @@ def test_an_id_prefix_names_one_note_or_is_an_error(env: dict[str, str], cli_ten
     run(env, "export", "-t", cli_tenant, "--out", str(exported))
     # Two notes whose ids start alike, through an export with the ids rewritten.
     text = exported.read_text()
+    start = uuid.uuid4().hex[:4]  # ids are unique across tenants: no two runs share these
+    tail = uuid.uuid4().hex[:12]
     for number, row in enumerate(rows(run(env, "list", "-t", cli_tenant), "id"), start=1):
         full = re.search(rf"{row['id']}[0-9a-f-]{{28}}", text).group(0)
-        text = text.replace(full, f"abcd{number}000-0000-4000-8000-000000000000")
+        text = text.replace(full, f"{start}{number}000-0000-4000-8000-{tail}")
     exported.write_text(text)
     run(env, "delete", "-t", cli_tenant, "--yes")
     run(env, "import", str(exported))
-    both = runner.invoke(app, ["get", "abcd", "-t", cli_tenant], env=env)
-    assert both.exit_code == 3 and "2 notes have ids starting with 'abcd'" in both.stderr
+    both = runner.invoke(app, ["get", start, "-t", cli_tenant], env=env)
+    assert both.exit_code == 3 and f"2 notes have ids starting with '{start}'" in both.stderr
     assert "give more characters" in both.stderr and len(both.stderr.strip().splitlines()) == 1
-    assert "abcd2000-0000-4000-8000-000000000000" in words(run(env, "show", "abcd2", "-t", cli_tenant))
+    assert f"{start}2000-0000-4000-8000-{tail}" in words(run(env, "show", f"{start}2", "-t", cli_tenant))
     missing = runner.invoke(app, ["show", "ffff", "-t", cli_tenant], env=env)
     assert missing.exit_code == 3 and "no note 'ffff'" in missing.stderr
-    short = runner.invoke(app, ["get", "abc", "-t", cli_tenant], env=env)  # too short to look up as a prefix
-    assert short.exit_code == 3 and "no note 'abc'" in short.stderr
+    short = runner.invoke(app, ["get", start[:3], "-t", cli_tenant], env=env)  # too short to look up as a prefix
+    assert short.exit_code == 3 and f"no note '{start[:3]}'" in short.stderr
 
 
 def test_tier_commands(env: dict[str, str], cli_tenant: str) -> None:

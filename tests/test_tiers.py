@@ -51,7 +51,7 @@ def open_tiers(
         return memory
 
     yield open_
-    opened[-1].store.delete_tenant(tenant)
+    opened[-1].admin.delete_tenant(tenant)
     for memory in opened:
         memory.close()  # closing twice is harmless
     for store in stores:
