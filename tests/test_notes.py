@@ -7,9 +7,9 @@ from datetime import datetime, timezone
 import numpy as np
 import pytest
 
+from amem_graph import AgenticMemory, InvalidInput, NoteInput, NoteNotFound
 from amem_graph.retrieval import seeds
 from amem_graph.store.records import note_row
-from amem_graph import AgenticMemory, InvalidInput, NoteInput, NoteNotFound
 
 STORES = ("neo4j", "embedded")
 
