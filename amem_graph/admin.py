@@ -68,9 +68,9 @@ class Admin:
 def consolidate(
     settings: Settings, embedder: Embedder, *, on_batch: Callable[[str, int], None] | None = None
 ) -> dict[str, int]:
-    """After a change of AMEM_EMBEDDING_MODEL: every note, page and fact of the settings' database embedded
-    again with `embedder`, and the vector index rebuilt for its dimension (a memory cannot open the database
-    meanwhile: its schema names the old model). Returns how many of each kind."""
+    """After a change of AMEM_EMBEDDING_MODEL: the vector index rebuilt for `embedder`'s dimension, and every
+    note, page, fact and segment of the settings' database embedded again with it (meanwhile search finds only
+    what is done). Returns how many of each kind."""
     store = open_store(settings)
     try:
         return consolidation.consolidate(store, embedder, on_batch=on_batch)

@@ -193,16 +193,18 @@ class AgenticMemory:
     def existing(self, notes: Sequence[NoteInput], *, tenant: str | None = None) -> dict[int, str]:
         """Positions in `notes` that the tenant already holds (same source and content), with their ids."""
         keys = [identity(note) for note in notes]
-        return self._store.read(self._tenant(tenant), lambda tx: tx.identities(keys)) if keys else {}
+        held = self._store.read(self._tenant(tenant), lambda tx: tx.notes(keys=keys)) if keys else []
+        ids = {(n.source or "", n.content_hash): n.id for n in held}
+        return {i: ids[key] for i, key in enumerate(keys) if key in ids}
 
     def get(self, note_id: str, *, tenant: str | None = None, with_embedding: bool = False) -> Note:
         """One note with its links (both directions); the embedding only when asked for."""
         tenant = self._tenant(tenant)
         note_id = validation.note_id(note_id)
-        note = self._store.read(tenant, lambda tx: tx.note(note_id, with_embedding=with_embedding))
-        if note is None:
+        found = self._store.read(tenant, lambda tx: tx.notes(ids=[note_id], links=True, with_embedding=with_embedding))
+        if not found:
             raise NoteNotFound(f"no note {note_id!r} in tenant {tenant!r}")
-        return note
+        return found[0]
 
     def update(
         self,
@@ -302,7 +304,7 @@ class AgenticMemory:
         """Notes newest first."""
         if not 1 <= limit <= MAX_K or offset < 0:
             raise InvalidInput(f"limit must be 1-{MAX_K} and offset at least 0")
-        return self._store.read(self._tenant(tenant), lambda tx: tx.list_notes(limit=limit, offset=offset))
+        return self._store.read(self._tenant(tenant), lambda tx: tx.notes(limit=limit, offset=offset))
 
     def search(
         self,
@@ -412,7 +414,7 @@ class AgenticMemory:
             raise InvalidInput(f"limit must be 1-{MAX_K}")
         if note_ids is None:
             kinds = ["heuristic", "degraded", *(["none"] if include_unanalysed else [])]
-            ids = self._store.read(tenant, lambda tx: tx.notes_by_analysis(kinds, limit))
+            ids = [n.id for n in self._store.read(tenant, lambda tx: tx.notes(analyses=kinds, limit=limit))]
         else:
             ids = [self.get(i, tenant=tenant).id for i in note_ids]  # an unknown id fails before any work
         return [i for i in ids if self._evolver.reanalyze(tenant, i) is not None]

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from . import validation
 from .errors import InvalidInput
 from .models import Attached, Attachment, AttachmentKind, Note, SearchFilter
-from .store.base import MemoryStore, Tx
+from .store.base import EVERY, MemoryStore, Tx
 
 
 class Attachments:
@@ -29,21 +29,22 @@ class Attachments:
 
     def attached(self, tenant: str, note_ids: Sequence[str]) -> list[Attached]:
         """The notes among `note_ids` that carry an attachment (of any adapter), in the order asked."""
-        return self._store.read(validation.tenant(tenant), lambda tx: tx.attached(note_ids))
+        return self._store.read(validation.tenant(tenant), lambda tx: tx.attached(ids=note_ids))
 
     def in_session(self, tenant: str, kind: AttachmentKind, session: str) -> list[Attached]:
         """A session's notes with `kind` attachments, in session order."""
-        found = self._store.read(validation.tenant(tenant), lambda tx: tx.session_attached(session))
+        found = self._store.read(validation.tenant(tenant), lambda tx: tx.attached(session=session))
         return [a for a in found if a.kind == kind]
 
     def session_notes(self, tenant: str, session: str, source_prefix: str) -> list[str]:
         """Ids of a session's notes whose source starts with `source_prefix`, attached or not."""
-        found = self._store.read(validation.tenant(tenant), lambda tx: tx.session_attached(session))
+        found = self._store.read(validation.tenant(tenant), lambda tx: tx.attached(session=session))
         return [a.note.id for a in found if (a.note.source or "").startswith(source_prefix)]
 
     def keyed(self, tenant: str, *, limit: int | None, offset: int = 0) -> list[Attached]:
         """LangGraph store items, the most recently put first (all of them when `limit` is None)."""
-        return self._store.read(validation.tenant(tenant), lambda tx: tx.keyed(limit=limit, offset=offset))
+        every = EVERY if limit is None else limit
+        return self._store.read(validation.tenant(tenant), lambda tx: tx.attached(keyed=True, limit=every, offset=offset))
 
     def keyed_tenants(self) -> list[str]:
         """Every tenant with a LangGraph store item."""
@@ -71,8 +72,8 @@ class Attachments:
 
 def _attach(tx: Tx, kind: AttachmentKind, attachments: Sequence[Attachment]) -> None:
     ids = [a.note_id for a in attachments]
-    held = tx.versions_of(ids)
-    owner = {a.note.id: a.kind for a in tx.attached(ids)}
+    held = {n.id for n in tx.notes(ids=ids)}
+    owner = {a.note.id: a.kind for a in tx.attached(ids=ids)}
     if refused := [i for i in ids if i not in held or owner.get(i) not in (None, kind)]:
         raise InvalidInput(
             f"cannot attach a {kind} to note(s) {', '.join(refused)} of {tx.tenant!r}: missing, or another "

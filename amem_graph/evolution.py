@@ -22,7 +22,7 @@ from .log import event
 from .models import LINK_TYPES, Link, Note, NoteAnalysis, NoteInput, SearchHit
 from .retrieval import Tuning, seeds
 from .settings import Settings
-from .store.base import EvolutionRecord, LinkState, NoteRevision, NoteStore, NoteTx
+from .store.base import EvolutionRecord, NoteRevision, NoteStore, NoteTx
 from .store.records import note_row
 from .text import split_speaker, without_stamp
 
@@ -132,10 +132,11 @@ def apply_evolution(
     if write.note is not None:
         if write.embedding is None:
             raise ValueError("a new note needs its vector")
-        if known := tx.identities([identity(write.note)]):
-            return EvolutionOutcome(known[0], created=False)
+        if known := tx.notes(keys=[identity(write.note)]):
+            return EvolutionOutcome(known[0].id, created=False)
         row = note_row(write.note, write.embedding, write.analysis, write.model, dimension, write.neighbourhood)
-    current = tx.versions_of(sorted({r.id for r in write.revisions} | {link.target_id for link in write.links}))
+    read = tx.notes(ids=sorted({r.id for r in write.revisions} | {link.target_id for link in write.links}))
+    current = {n.id: n.version for n in read}
     stale = [r.id for r in write.revisions if current.get(r.id) != r.expected_version]
     if stale and (not allow_stale or (row is None and write.trigger_id in stale)):
         raise EvolutionConflict(stale)
@@ -147,7 +148,7 @@ def apply_evolution(
     known = current.keys() | {write.trigger_id}
     tx.supersede([c for c in write.contradictions if {c[0], c[1]} <= known], write.id)
     linked = sorted({write.trigger_id} | {link.target_id for link in links}) if links else []
-    dropped = _over_budget(tx.valid_links(linked), link_budget) if linked else []
+    dropped = _over_budget(tx.notes(ids=linked, links=True), link_budget)
     tx.invalidate_links(dropped, "link budget", write.id)
     decision = {
         **write.decision, "skipped_stale": stale,
@@ -162,20 +163,20 @@ def apply_evolution(
 
 def revise_if_current(tx: NoteTx, revision: NoteRevision, expected_version: int) -> None:
     """A caller's change applies only to the version it was computed from (EvolutionConflict otherwise)."""
-    found = tx.versions_of([revision.id]).get(revision.id)
-    if found is None:
+    found = tx.notes(ids=[revision.id])
+    if not found:
         raise NoteNotFound(f"no note {revision.id!r} in tenant {tx.tenant!r}")
-    if found != expected_version:
+    if found[0].version != expected_version:
         raise EvolutionConflict([revision.id])
     tx.revise([revision], None)
 
 
-def _over_budget(links: dict[str, list[LinkState]], budget: int) -> list[LinkState]:
+def _over_budget(notes: Sequence[Note], budget: int) -> list[Link]:
     """Past the budget, a note's weakest valid links (lowest confidence, then oldest) go; the notes are weighed
     in id order, each without the links the ones before it dropped."""
-    dropped: dict[tuple[str, str, str], LinkState] = {}
-    for note_id in sorted(links):
-        valid = [s for s in links[note_id] if (s.source_id, s.target_id, s.type) not in dropped]
+    dropped: dict[tuple[str, str, str], Link] = {}
+    for note in sorted(notes, key=lambda n: n.id):
+        valid = [s for s in note.links if s.invalid_at is None and (s.source_id, s.target_id, s.type) not in dropped]
         valid.sort(key=lambda s: (s.confidence, s.created_at is None, s.created_at or _EPOCH, s.source_id, s.target_id, s.type))
         for weakest in valid[: max(0, len(valid) - budget)]:
             dropped[(weakest.source_id, weakest.target_id, weakest.type)] = weakest
@@ -210,15 +211,15 @@ class Evolver:
         """Store a validated note with its analysis, links and neighbour evolution; a repeat returns the original.
         `neighbourhood` gives the turns around a note that has no session here (a page promoted from the
         tiers, whose dialogue order lives on its pages)."""
-        if known := self.store.read(tenant, lambda tx: tx.identities([identity(note)])):
-            return EvolutionOutcome(known[0], created=False)
+        if known := self.store.read(tenant, lambda tx: tx.notes(keys=[identity(note)])):
+            return EvolutionOutcome(known[0].id, created=False)
         query = candidate_text(note.content)
         vector = self.embedder.embed_one(query)
         session = note.session
 
         def plan() -> EvolutionWrite:
             hits = self._candidates(tenant, query, vector)
-            tail = self.store.read(tenant, lambda tx: tx.session_tail(session, 2 * NEIGHBOURHOOD_TURNS)) if session else []
+            tail = self.store.read(tenant, lambda tx: tx.notes(session=session, limit=2 * NEIGHBOURHOOD_TURNS)) if session else []
             return self._plan(note, self.analyser.analyse(note, hits), hits, tail=tail, neighbourhood=neighbourhood)
 
         outcome = self._attempts(tenant, note.id, plan)
@@ -231,9 +232,10 @@ class Evolver:
         (the note keeps what it has)."""
 
         def plan() -> EvolutionWrite | None:
-            current = self.store.read(tenant, lambda tx: tx.note(note_id))
-            if current is None:
+            found = self.store.read(tenant, lambda tx: tx.notes(ids=[note_id], links=True))
+            if not found:
                 raise NoteNotFound(f"no note {note_id!r} in tenant {tenant!r}")
+            current = found[0]
             note = NoteInput(
                 content=current.content, source=current.source, category=current.category,
                 importance=current.importance, event_time=current.event_time, id=current.id,

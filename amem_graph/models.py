@@ -317,13 +317,15 @@ class Page:
     segment_id: str | None = None
     promoted_at: datetime | None = None
     analysis: AnalysisKind = "heuristic"
+    chain_keywords: tuple[str, ...] = ()
+    embedding: tuple[float, ...] | None = field(default=None, repr=False, compare=False)  # only when asked for
 
     @property
     def text(self) -> str:
         return turn_text(self.user_text, self.assistant_text)
 
     def to_dict(self) -> dict[str, Any]:
-        return {name: _jsonable(getattr(self, name)) for name in self.__dataclass_fields__}
+        return {name: _jsonable(getattr(self, name)) for name in self.__dataclass_fields__ if name != "embedding"}
 
 
 @dataclass(frozen=True)
@@ -344,9 +346,14 @@ class Segment:
     promoted_at: datetime | None = None
     promotions: int = 0
     analysis: AnalysisKind = "heuristic"
+    keyword_counts: tuple[int, ...] = ()  # how many of its pages had each keyword (only with the embedding)
+    embedding: tuple[float, ...] | None = field(default=None, repr=False, compare=False)  # its centroid, when asked
 
     def to_dict(self) -> dict[str, Any]:
-        return {name: _jsonable(getattr(self, name)) for name in self.__dataclass_fields__}
+        return {
+            name: _jsonable(getattr(self, name))
+            for name in self.__dataclass_fields__ if name not in ("embedding", "keyword_counts")
+        }
 
 
 @dataclass(frozen=True)

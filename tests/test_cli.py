@@ -193,8 +193,9 @@ def test_shell_completion_offers_commands_and_subcommands() -> None:
 
     assert complete("amem-graph exp", 1) == ["export"]
     assert set(complete("amem-graph tiers ", 2)) == {"show", "context", "promote"}
-    script = subprocess.run([exe, "--show-completion", "bash"], capture_output=True, text=True, timeout=120)
-    assert script.returncode == 0 and "_AMEM_GRAPH_COMPLETE=complete_bash" in script.stdout
+    # Typer finds the shell among the command's parent processes: a bash parent, not the test runner's.
+    script = subprocess.run(["bash", "-c", f"'{exe}' --show-completion; exit $?"], capture_output=True, text=True, timeout=120)
+    assert script.returncode == 0 and "_AMEM_GRAPH_COMPLETE=complete_bash" in script.stdout, script.stderr
 
 
 @pytest.mark.slow

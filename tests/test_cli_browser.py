@@ -7,9 +7,10 @@ import json
 import pytest
 from typer.testing import CliRunner
 
-from amem_graph import AgenticMemory, Settings, cypher, schema
+from amem_graph import AgenticMemory, Settings, cypher
 from amem_graph.cli import app
 from amem_graph.server import LocalNeo4j
+from amem_graph.store.base import SCHEMA_VERSION
 
 from .conftest import free_port
 
@@ -151,7 +152,7 @@ def test_consolidate_reembeds_the_database_after_a_model_change(two_tenants, cli
     store = memory._store
     try:
         # The database as another model left it: marked for it, with its (smaller) index.
-        store.begin_consolidation("another/model", 8)
+        store.create_schema("another/model", 8, SCHEMA_VERSION)
         with pytest.raises(Exception) as refused:
             AgenticMemory(Settings.from_env(cli_env), tenant=tenant, init_schema=False)
         assert type(refused.value).__name__ == "SchemaMismatch"
@@ -159,8 +160,7 @@ def test_consolidate_reembeds_the_database_after_a_model_change(two_tenants, cli
         assert result.exit_code == 0, result.output
         assert "rebuilt with 384 dimensions" in result.stdout
     finally:  # whatever happened, the shared test database is this model's again, with its index
-        store.begin_consolidation(memory.embedder.model_name, memory.embedder.dimension)
-        schema.ensure(store, memory.embedder.model_name, memory.embedder.dimension, force=True)
+        store.create_schema(memory.embedder.model_name, memory.embedder.dimension, SCHEMA_VERSION)
     assert store.vector_index()["dimension"] == 384
     with AgenticMemory(Settings.from_env(cli_env), tenant=tenant) as reopened:
         again = reopened.get(note.id, with_embedding=True).embedding

@@ -64,7 +64,8 @@ def import_(
 
 def consolidate(yes: Annotated[bool, typer.Option("--yes", "-y", help="Do not ask")] = False) -> None:
     """After changing AMEM_EMBEDDING_MODEL: embed every note, page and fact of the database again with it, and
-    rebuild the vector index for its dimension (search is down meanwhile; run again if interrupted)."""
+    rebuild the vector index for its dimension (search finds what is re-embedded so far; run again if
+    interrupted)."""
     settings = Settings.from_env()
     embedder = Embedder(settings.embedding_model, settings.embedding_batch_size)
     if not yes:

@@ -53,17 +53,6 @@ class NoteRevision:
 
 
 @dataclass(frozen=True)
-class LinkState:
-    """A valid link as the link budget weighs it."""
-
-    source_id: str
-    target_id: str
-    type: str
-    confidence: float
-    created_at: datetime | None
-
-
-@dataclass(frozen=True)
 class EvolutionRecord:
     """The Evolution node of one analysed add or reanalysis, tied to its trigger and the versions it wrote."""
 
@@ -78,6 +67,8 @@ class EvolutionRecord:
     revised: tuple[tuple[str, int], ...]  # (note id, version kept)
 
 
+EVERY = 2**62  # the default limit: every row
+
 Counted = Literal["Note", "Segment", "Fact"]  # what `count_use` counts
 Updated = Literal["Segment", "Fact"]  # what `update` sets properties of
 
@@ -88,18 +79,20 @@ class NoteTx(Protocol):
 
     tenant: str
 
-    def identities(self, keys: Sequence[tuple[str, str]]) -> dict[int, str]:
-        """Positions in `keys` ((source, content hash), source '' for none) that a note holds, with its id."""
-
     def create_notes(self, rows: Sequence[dict[str, Any]]) -> list[tuple[str, bool]]:
         """Notes from `records.note_row` rows, a session's notes chained in order (NEXT, seq); a row whose
         identity a note holds already creates nothing. Returns (id, created) per row."""
 
-    def note(self, note_id: str, *, with_embedding: bool = False) -> Note | None:
-        """A note with its links (both directions)."""
-
-    def versions_of(self, note_ids: Sequence[str]) -> dict[str, int]:
-        """The current version of each of these notes that exists."""
+    def notes(
+        self, *, ids: Sequence[str] | None = None, keys: Sequence[tuple[str, str]] | None = None,
+        session: str | None = None, analyses: Sequence[str] | None = None, limit: int = EVERY, offset: int = 0,
+        links: bool = False, with_embedding: bool = False,
+    ) -> list[Note]:
+        """Notes by one selector (an empty one selects nothing): `ids`, those that exist in the order asked,
+        with their links to and from other notes (valid or not) if `links` and their vectors if
+        `with_embedding`; `keys` ((source, content hash), source '' for none), the notes holding these
+        identities; a `session`'s last `limit`, oldest first; valid notes whose analysis is one of `analyses`,
+        oldest first; or with none, newest first."""
 
     def revise(self, revisions: Sequence[NoteRevision], evolution_id: str | None) -> list[tuple[str, int]]:
         """Apply each revision, keeping the note as it was as a NoteVersion; returns (id, version kept)."""
@@ -109,31 +102,20 @@ class NoteTx(Protocol):
         note, closing its session chain; facts it alone superseded become valid again (their ids are
         returned). None if there is no such note."""
 
-    def list_notes(self, *, limit: int, offset: int = 0) -> list[Note]:
-        """Notes newest first."""
-
     def link(self, links: Sequence[Link], evolution_id: str | None) -> list[Link]:
         """Each link between two notes of the tenant, created once and then updated (and valid again)."""
 
     def supersede(self, pairs: Sequence[tuple[str, str, str]], evolution_id: str) -> None:
         """(older id, newer id, reason): the older note is invalidated and points at the newer one."""
 
-    def valid_links(self, note_ids: Sequence[str]) -> dict[str, list[LinkState]]:
-        """Each note's valid links to other notes, in both directions."""
-
-    def invalidate_links(self, links: Sequence[LinkState], reason: str, evolution_id: str) -> None: ...
+    def invalidate_links(self, links: Sequence[Link], reason: str, evolution_id: str) -> None:
+        """Each link (by source, target and type) invalid from now, with `reason`; never deleted."""
 
     def record_evolution(self, record: EvolutionRecord) -> None: ...
 
     def history(self, note_id: str) -> tuple[list[NoteVersion], list[Evolution], list[Supersession]]:
         """A note's versions, the evolutions it triggered or that revised it, and the newer notes that
         superseded it; each oldest first."""
-
-    def session_tail(self, session: str, n: int) -> list[Note]:
-        """The last `n` notes of a session (by seq), oldest first."""
-
-    def notes_by_analysis(self, kinds: Sequence[str], limit: int) -> list[str]:
-        """Ids of valid notes whose analysis is one of `kinds`, oldest first."""
 
     def vector_search(
         self, vector: Sequence[float], k: int, *, filters: SearchFilter = ..., brief: bool = False
@@ -200,7 +182,7 @@ class NoteStore(Protocol):
 
     def create_schema(self, model: str, dimension: int, found: int | None) -> None:
         """Create what is missing (idempotent), migrating from schema version `found`, and mark the database
-        as the model's."""
+        as the model's; a vector index of another dimension is replaced (a consolidation: the caller decided)."""
 
     def delete_tenant(self, tenant: str) -> int:
         """Delete every node of one tenant; returns how many."""
@@ -208,14 +190,6 @@ class NoteStore(Protocol):
     def stats(self, tenant: str | None = None) -> StoreStats: ...
 
     def close(self) -> None: ...
-
-
-@dataclass(frozen=True)
-class LastPage:
-    page: Page
-    embedding: np.ndarray
-    chain_keywords: tuple[str, ...]
-    window: tuple[tuple[str, str], ...]  # (user_text, assistant_text) of the last two pages, oldest first
 
 
 @dataclass(frozen=True)
@@ -236,21 +210,6 @@ class PageWrite:
     model: str | None
     neighbourhood: str  # the turns before it and itself, stamps dropped
     turn: str  # its own text as the pages before it add it to their neighbourhood
-
-
-@dataclass(frozen=True)
-class SegmentState:
-    """One segment as a join or a promotion reads it before it writes."""
-
-    embedding: np.ndarray
-    keywords: tuple[str, ...]
-    keyword_counts: tuple[int, ...]
-    summary: str
-    pages: int
-    archived: bool = False
-    promotions: int = 0
-    visits: int = 0
-    interaction_len: int = 0
 
 
 @dataclass(frozen=True)
@@ -302,44 +261,38 @@ class TierTx(Protocol):
     transaction of `Store.read` / `Store.write`. `now` comes from the caller's clock, so heat can be read at
     any time (and tests can move time on); what heat is, and what to archive, join or promote, the tiers decide."""
 
-    def last_page(self, session_id: str) -> LastPage | None:
-        """The session's last page, with what a new turn after it needs."""
-
     def add_page(self, page: PageWrite, now: datetime) -> int:
         """Append a page to its session and chain; returns its seq."""
 
-    def stm_pages(self, session_id: str, *, with_embedding: bool = False) -> list[tuple[Page, np.ndarray | None]]:
-        """A session's short-term pages, oldest first."""
-
-    def pages(self, *, limit: int, offset: int = 0) -> list[Page]:
-        """A tenant's pages in dialogue order (by session, then seq)."""
+    def pages(
+        self, *, session: str | None = None, stm: bool = False, segment: str | None = None, unpromoted: bool = False,
+        around: Sequence[str] | None = None, width: int = 2, limit: int = EVERY, offset: int = 0, with_embedding: bool = False,
+    ) -> list[Page]:
+        """Pages by one selector (an empty one selects nothing), each with its chain and segment: a `session`'s last `limit` (only short-term
+        ones with `stm`), oldest first; a `segment`'s (only those not promoted yet with `unpromoted`) by
+        session and seq; the pages up to `width` before and after each of `around` in its session (each page
+        once, by session and seq); or with none, every page by session and seq (`limit` after `offset`).
+        `with_embedding` fills each page's vector."""
 
     def sessions(self) -> list[SessionPages]: ...
 
-    def page_search(self, query: str, k: int, *, fields: Mapping[str, float] | None = None) -> list[tuple[Page, float]]:
-        """BM25 over the tenant's pages (the query's words only), in all their text fields or in `fields`
-        with those boosts."""
-
-    def page_vector_search(self, vector: Sequence[float], k: int) -> list[tuple[Page, float]]:
-        """The tenant's k pages closest to `vector` (cosine)."""
-
-    def page_windows(self, page_ids: Sequence[str]) -> dict[str, list[tuple[str, str]]]:
-        """Per page, (user_text, assistant_text) of the pages two before to two after it in its session."""
+    def page_search(
+        self, k: int, *, text: str | None = None, fields: Mapping[str, float] | None = None,
+        vector: Sequence[float] | None = None, segments: Sequence[str] | None = None,
+    ) -> list[tuple[Page, float]]:
+        """The tenant's best `k` pages by BM25 over `text` (the query's words only; in all text fields, or in
+        `fields` with those boosts) or by cosine to `vector`; with `segments` (and a vector), the best `k`
+        pages of each of those segments."""
 
     def segments(
-        self, *, vector: Sequence[float] | None = None, limit: int | None = None, include_archived: bool = False
+        self, *, ids: Sequence[str] | None = None, vector: Sequence[float] | None = None, limit: int | None = None,
+        include_archived: bool = False, with_embedding: bool = False,
     ) -> list[tuple[Segment, float | None]]:
-        """Segments (heat 0: the tiers compute it) with their cosine to `vector`, then ranked by it."""
-
-    def segment_state(self, segment_id: str) -> SegmentState | None: ...
+        """Segments (only `ids` if given; heat 0: the tiers compute it) with their cosine to `vector`, then
+        ranked by it. `with_embedding` fills each segment's centroid."""
 
     def join_segment(self, page_id: str, segment: SegmentWrite, now: datetime) -> None:
         """Move a page into a segment, new or existing: its summary, keywords and centroid, one more page."""
-
-    def segment_pages(self, segment_id: str, *, unpromoted: bool = False) -> list[Page]: ...
-
-    def best_pages(self, segment_ids: Sequence[str], vector: Sequence[float], k: int) -> list[tuple[str, Page, float]]:
-        """(segment id, page, cosine) for the `k` pages of each segment closest to `vector`."""
 
     def mark_promoted(self, segment_id: str, derived: Sequence[tuple[str, str]], now: datetime) -> None:
         """DERIVED_FROM from each (page id, note id)'s note to its page and the segment; the pages marked."""
@@ -362,14 +315,13 @@ class AttachmentTx(Protocol):
     def attach(self, kind: AttachmentKind, attachments: Sequence[Attachment], now: datetime) -> None:
         """Set each note's attachment (the caller has checked that no other adapter owns it)."""
 
-    def attached(self, note_ids: Sequence[str]) -> list[Attached]:
-        """The notes among `note_ids` that carry an attachment (of any adapter), in the order asked."""
-
-    def session_attached(self, session: str) -> list[Attached]:
-        """Every note of a session in session order, with its attachment if it has one (kind None if not)."""
-
-    def keyed(self, *, limit: int | None, offset: int = 0) -> list[Attached]:
-        """Store items, the most recently put first (all of them when `limit` is None)."""
+    def attached(
+        self, *, ids: Sequence[str] | None = None, session: str | None = None, keyed: bool = False, limit: int = EVERY,
+        offset: int = 0,
+    ) -> list[Attached]:
+        """By one selector (none, or an empty one, selects nothing; `limit` after `offset` for each): the notes among `ids` that carry an attachment (of any adapter), in the order
+        asked; every note of a `session` in session order, with its attachment if it has one (kind None if
+        not); or with `keyed`, store items, the most recently put first."""
 
     def attached_search(
         self, kind: AttachmentKind, vector: Sequence[float], k: int, *, external: bool, plain: bool = False
@@ -400,16 +352,11 @@ class AdminStore(Protocol):
     ) -> tuple[int, int]:
         """Create an exported tenant all or nothing (into a tenant that holds nothing: the caller checks)."""
 
-    def begin_consolidation(self, model: str, dimension: int) -> None:
-        """Mark the database as the new model's (Neo4j also drops the vector index of the old dimension)."""
-
     def embedding_texts(self, kind: str, after: str, limit: int) -> list[dict[str, Any]]:
-        """A page of notes, pages or facts (every tenant), by id, with the fields their vectors come from."""
+        """A page of notes, pages, facts or segments (every tenant), by id, with what their vectors come from
+        (for a segment, its pages' vectors)."""
 
     def write_embeddings(self, kind: str, rows: Sequence[tuple[str, np.ndarray]]) -> None: ...
-
-    def segment_centroids(self) -> int:
-        """Each segment's vector again, as the mean of its pages' new ones; returns how many."""
 
 
 class Tx(NoteTx, TierTx, AttachmentTx, Protocol):

@@ -43,6 +43,7 @@ _CONSOLIDATED = {
     "notes": ("consolidate/notes", "consolidate/set_note_embeddings"),
     "pages": ("consolidate/pages", "consolidate/set_page_embeddings"),
     "facts": ("consolidate/facts", "consolidate/set_fact_embeddings"),
+    "segments": ("consolidate/segments", "consolidate/set_segment_embeddings"),
 }
 
 
@@ -145,6 +146,8 @@ class Neo4jStore:
     def create_schema(self, model: str, dimension: int, found: int | None) -> None:
         if found is not None and found < 3:
             self._run("migrate/v3_note_text", write=True)
+        if (index := self.vector_index()) and index["dimension"] != dimension:
+            self._run("admin/drop_vector_index", write=True)
         for name, _ in cypher.schema_statements():
             self._run(name, write=True, dimension=dimension)
         self._run("admin/await_indexes", write=True, timeout_s=300)
@@ -167,18 +170,7 @@ class Neo4jStore:
 
     # -- consolidation (a new embedding model) --------------------------------------------------
 
-    def begin_consolidation(self, model: str, dimension: int) -> None:
-        """Drop the vector index (it has the old dimension) and mark the database as the new model's."""
-        self._run("consolidate/drop_vector_index", write=True)
-        marker = self._run("admin/schema_marker_get")[0].data()
-        self._run(
-            "admin/schema_marker_set", write=True, version=marker["version"] or SCHEMA_VERSION,
-            model=canonical_model(model), dimension=dimension, now=validation.now(),
-        )
-        self.dimension = dimension
-
     def embedding_texts(self, kind: str, after: str, limit: int) -> list[dict[str, Any]]:
-        """A page of notes, pages or facts (every tenant), by id, with the fields their vectors come from."""
         return [r.data() for r in self._run(_CONSOLIDATED[kind][0], after=after, limit=limit)]
 
     def write_embeddings(self, kind: str, rows: Sequence[tuple[str, np.ndarray]]) -> None:
@@ -187,10 +179,6 @@ class Neo4jStore:
             _CONSOLIDATED[kind][1], write=True,
             rows=[{"id": i, "embedding": validation.vector(v, dimension)} for i, v in rows],
         )
-
-    def segment_centroids(self) -> int:
-        """Each segment's vector again, as the mean of its pages' new ones."""
-        return int(self._run("consolidate/segment_centroids", write=True)[0]["segments"])
 
     def export_records(self, tenant: str, page: int = 2_000) -> Iterator[dict[str, Any]]:
         """Every node, then every relationship, of one tenant, as JSON-ready records (see transfer.py)."""

@@ -13,9 +13,8 @@ from datetime import datetime
 from neo4j import Record
 
 from ..models import Attached, Attachment, AttachmentKind
+from .base import EVERY
 from .records import note_from_record, time_of
-
-_ALL = 2**62  # LIMIT for "every row"
 
 
 def attached_rows(rows: list[Record]) -> list[Attached]:
@@ -42,14 +41,16 @@ class Neo4jAttached:
         ]
         self._each("attached/set", "rows", rows, kind=kind, now=now)
 
-    def attached(self, note_ids: Sequence[str]) -> list[Attached]:
-        return attached_rows(self.run("attached/get", ids=list(note_ids))) if note_ids else []
-
-    def session_attached(self, session: str) -> list[Attached]:
-        return attached_rows(self.run("attached/session", session=session))
-
-    def keyed(self, *, limit: int | None, offset: int = 0) -> list[Attached]:
-        return attached_rows(self.run("attached/keyed", limit=_ALL if limit is None else limit, offset=offset))
+    def attached(
+        self, *, ids: Sequence[str] | None = None, session: str | None = None, keyed: bool = False, limit: int = EVERY,
+        offset: int = 0,
+    ) -> list[Attached]:
+        page = {"limit": limit, "offset": offset}
+        if ids is not None:
+            return attached_rows(self._each("attached/get", "ids", list(ids), **page))
+        if session is not None:
+            return attached_rows(self.run("attached/session", session=session, **page))
+        return attached_rows(self.run("attached/keyed", **page)) if keyed else []
 
     def attached_search(
         self, kind: AttachmentKind, vector: Sequence[float], k: int, *, external: bool, plain: bool = False

@@ -22,7 +22,7 @@ from ..models import (
     Step,
     Supersession,
 )
-from .base import Counted, EvolutionRecord, LinkState, NoteRevision, Updated
+from .base import EVERY, Counted, EvolutionRecord, NoteRevision, Updated
 from .lucene import lucene_query
 from .records import evolution_from_record, link_from_record, note_from_record, time_of, version_from_record
 
@@ -67,10 +67,6 @@ class Neo4jNotes:
 
     # -- notes ------------------------------------------------------------------------------------
 
-    def identities(self, keys: Sequence[tuple[str, str]]) -> dict[int, str]:
-        rows = [{"index": i, "source": source, "content_hash": digest} for i, (source, digest) in enumerate(keys)]
-        return {r["index"]: r["id"] for r in self._each("note/existing", "keys", rows)}
-
     def create_notes(self, rows: Sequence[dict[str, Any]]) -> list[tuple[str, bool]]:
         try:
             records = self._each("note/create", "rows", rows)
@@ -78,12 +74,23 @@ class Neo4jNotes:
             raise InvalidInput(f"a note id is already taken: {err.message}") from None
         return [(r["id"], bool(r["created"])) for r in records]
 
-    def note(self, note_id: str, *, with_embedding: bool = False) -> Note | None:
-        rows = self.run("note/get", id=note_id, link_types=sorted(LINK_TYPES), with_embedding=with_embedding)
-        return note_from_record(rows[0]["note"], rows[0]["links"], rows[0]["embedding"]) if rows else None
-
-    def versions_of(self, note_ids: Sequence[str]) -> dict[str, int]:
-        return {r["id"]: r["version"] for r in self._each("note/versions", "ids", sorted(set(note_ids)))}
+    def notes(
+        self, *, ids: Sequence[str] | None = None, keys: Sequence[tuple[str, str]] | None = None,
+        session: str | None = None, analyses: Sequence[str] | None = None, limit: int = EVERY, offset: int = 0,
+        links: bool = False, with_embedding: bool = False,
+    ) -> list[Note]:
+        if ids is not None:
+            rows = self._each("note/get", "ids", list(ids), links=links, link_types=sorted(LINK_TYPES),
+                              with_embedding=with_embedding)
+        elif keys is not None:
+            rows = self._each("note/existing", "keys", [{"source": s, "content_hash": h} for s, h in keys])
+        elif session is not None:
+            rows = self.run("note/session_tail", session=session, n=limit)
+        elif analyses is not None:
+            rows = self._each("note/by_analysis", "kinds", list(analyses), limit=limit)
+        else:
+            rows = self.run("note/list", limit=limit, offset=offset)
+        return [note_from_record(r["note"], r.get("links") or (), r.get("embedding")) for r in rows]
 
     def revise(self, revisions: Sequence[NoteRevision], evolution_id: str | None) -> list[tuple[str, int]]:
         rows = [
@@ -103,9 +110,6 @@ class Neo4jNotes:
         rows = self.run("note/delete", id=note_id)
         return list(rows[0]["restored"]) if rows else None
 
-    def list_notes(self, *, limit: int, offset: int = 0) -> list[Note]:
-        return [note_from_record(r["note"]) for r in self.run("note/list", limit=limit, offset=offset)]
-
     # -- links and evolutions ---------------------------------------------------------------------
 
     def link(self, links: Sequence[Link], evolution_id: str | None) -> list[Link]:
@@ -116,15 +120,7 @@ class Neo4jNotes:
         rows = [{"old_id": old, "new_id": new, "reason": reason} for old, new, reason in pairs]
         self._each("evolution/supersede", "contradictions", rows, evolution_id=evolution_id)
 
-    def valid_links(self, note_ids: Sequence[str]) -> dict[str, list[LinkState]]:
-        found: dict[str, list[LinkState]] = {i: [] for i in note_ids}
-        for r in self._each("link/valid", "ids", sorted(set(note_ids)), link_types=sorted(LINK_TYPES)):
-            found[r["id"]].append(
-                LinkState(r["source_id"], r["target_id"], r["type"], float(r["confidence"]), time_of(r["created_at"]))
-            )
-        return found
-
-    def invalidate_links(self, links: Sequence[LinkState], reason: str, evolution_id: str) -> None:
+    def invalidate_links(self, links: Sequence[Link], reason: str, evolution_id: str) -> None:
         rows = [{"source_id": s.source_id, "target_id": s.target_id, "type": validation.link_type(s.type)} for s in links]
         self._each("link/invalidate", "links", rows, reason=reason, evolution_id=evolution_id)
 
@@ -143,12 +139,6 @@ class Neo4jNotes:
             Supersession(r["id"], r["reason"] or "", time_of(r["at"])) for r in self.run("history/superseded_by", id=note_id)
         ]
         return versions, evolutions, superseded
-
-    def session_tail(self, session: str, n: int) -> list[Note]:
-        return [note_from_record(r["note"]) for r in self.run("session/tail", session=session, n=n)]
-
-    def notes_by_analysis(self, kinds: Sequence[str], limit: int) -> list[str]:
-        return [r["id"] for r in self.run("note/by_analysis", kinds=list(kinds), limit=limit)]
 
     # -- search -----------------------------------------------------------------------------------
 

@@ -12,11 +12,9 @@ import numpy as np
 from neo4j import Record
 
 from ..models import Fact, Page, Segment
-from .base import FactWrite, LastPage, PageWrite, SegmentState, SegmentWrite, SessionPages
+from .base import EVERY, FactWrite, PageWrite, SegmentWrite, SessionPages
 from .lucene import PAGE_FIELDS, lucene_query
 from .records import fact_from_record, page_from_record, segment_from_record, time_of
-
-EVERY = 1_000_000  # a LIMIT that keeps every row
 
 
 def _array(values: Any) -> np.ndarray:
@@ -35,16 +33,6 @@ class Neo4jTiers:
 
     # -- pages ----------------------------------------------------------------------------------
 
-    def last_page(self, session_id: str) -> LastPage | None:
-        rows = self.run("page/last", session_id=session_id)
-        if not rows:
-            return None
-        row = rows[0]
-        return LastPage(
-            page_from_record(row["page"]), _array(row["embedding"]), tuple(row["chain_keywords"] or ()),
-            tuple((user or "", assistant or "") for user, assistant in row["window"]),
-        )
-
     def add_page(self, page: PageWrite, now: datetime) -> int:
         rows = self.run(
             "page/create", id=page.id, session_id=page.session_id, user_text=page.user_text,
@@ -54,12 +42,20 @@ class Neo4jTiers:
         )
         return int(rows[0]["seq"])
 
-    def stm_pages(self, session_id: str, *, with_embedding: bool = False) -> list[tuple[Page, np.ndarray | None]]:
-        rows = self.run("page/stm", session_id=session_id, with_embedding=with_embedding)
-        return [(page_from_record(r["page"]), None if r["embedding"] is None else _array(r["embedding"])) for r in rows]
-
-    def pages(self, *, limit: int, offset: int = 0) -> list[Page]:
-        return [page_from_record(r["page"]) for r in self.run("page/all", limit=limit, offset=offset)]
+    def pages(
+        self, *, session: str | None = None, stm: bool = False, segment: str | None = None, unpromoted: bool = False,
+        around: Sequence[str] | None = None, width: int = 2, limit: int = EVERY, offset: int = 0, with_embedding: bool = False,
+    ) -> list[Page]:
+        # A statement per selector, so that each reads through its own index.
+        name = ("page/session" if session is not None else "segment/pages" if segment is not None
+                else "page/around" if around is not None else "page/all")
+        if around is not None and not around:
+            return []
+        rows = self.run(
+            name, session_id=session, stm=stm, id=segment, unpromoted=unpromoted, ids=list(around or ()), width=width,
+            limit=limit, offset=offset, with_embedding=with_embedding,
+        )
+        return [page_from_record(r["page"], r["embedding"]) for r in rows]
 
     def sessions(self) -> list[SessionPages]:
         return [
@@ -67,42 +63,34 @@ class Neo4jTiers:
             for r in self.run("page/sessions")
         ]
 
-    def page_search(self, query: str, k: int, *, fields: Mapping[str, float] | None = None) -> list[tuple[Page, float]]:
-        terms = lucene_query(query, fields, PAGE_FIELDS)
-        if not terms:
-            return []
-        return [(page_from_record(r["page"]), float(r["score"])) for r in self.run("page/fulltext_search", query=terms, k=k)]
-
-    def page_vector_search(self, vector: Sequence[float], k: int) -> list[tuple[Page, float]]:
-        rows = self.run("page/vector_search", vector=_list(vector), k=k)
+    def page_search(
+        self, k: int, *, text: str | None = None, fields: Mapping[str, float] | None = None,
+        vector: Sequence[float] | None = None, segments: Sequence[str] | None = None,
+    ) -> list[tuple[Page, float]]:
+        if text is not None:
+            terms = lucene_query(text, fields, PAGE_FIELDS)
+            rows = self.run("page/fulltext_search", query=terms, k=k) if terms else []
+        elif vector is None:
+            raise ValueError("page_search needs a text or a vector")
+        elif segments is not None:
+            rows = self._each("segment/best_pages", "segment_ids", list(segments), vector=_list(vector), k=k)
+        else:
+            rows = self.run("page/vector_search", vector=_list(vector), k=k)
         return [(page_from_record(r["page"]), float(r["score"])) for r in rows]
-
-    def page_windows(self, page_ids: Sequence[str]) -> dict[str, list[tuple[str, str]]]:
-        rows = self._each("page/windows", "ids", page_ids)
-        return {r["id"]: [(p["user_text"] or "", p["assistant_text"] or "") for p in r["window"]] for r in rows}
 
     # -- segments -------------------------------------------------------------------------------
 
     def segments(
-        self, *, vector: Sequence[float] | None = None, limit: int | None = None, include_archived: bool = False
+        self, *, ids: Sequence[str] | None = None, vector: Sequence[float] | None = None, limit: int | None = None,
+        include_archived: bool = False, with_embedding: bool = False,
     ) -> list[tuple[Segment, float | None]]:
+        if ids is not None and not ids:
+            return []
         rows = self.run(
-            "segment/candidates", vector=_list(vector), limit=EVERY if limit is None else limit,
-            include_archived=include_archived,
+            "segment/get" if ids is not None else "segment/candidates", ids=list(ids or ()), vector=_list(vector),
+            limit=EVERY if limit is None else limit, include_archived=include_archived, with_embedding=with_embedding,
         )
-        return [(segment_from_record(r["segment"], 0.0), r["cosine"]) for r in rows]
-
-    def segment_state(self, segment_id: str) -> SegmentState | None:
-        rows = self.run("segment/state", id=segment_id)
-        if not rows:
-            return None
-        row = rows[0]
-        return SegmentState(
-            embedding=_array(row["embedding"]), keywords=tuple(row["keywords"] or ()),
-            keyword_counts=tuple(int(c) for c in row["keyword_counts"] or ()), summary=row["summary"] or "",
-            pages=int(row["pages"]), archived=bool(row["archived"]), promotions=int(row["promotions"] or 0),
-            visits=int(row["visits"] or 0), interaction_len=int(row["interaction_len"] or 0),
-        )
+        return [(segment_from_record(r["segment"], 0.0, r["embedding"]), r["cosine"]) for r in rows]
 
     def join_segment(self, page_id: str, segment: SegmentWrite, now: datetime) -> None:
         self.run(
@@ -112,15 +100,6 @@ class Neo4jTiers:
                 "keyword_counts": list(segment.keyword_counts), "analysis": segment.analysis, "model": segment.model,
             },
         )
-
-
-    def segment_pages(self, segment_id: str, *, unpromoted: bool = False) -> list[Page]:
-        return [page_from_record(r["page"]) for r in self.run("segment/pages", id=segment_id, unpromoted=unpromoted)]
-
-    def best_pages(self, segment_ids: Sequence[str], vector: Sequence[float], k: int) -> list[tuple[str, Page, float]]:
-        rows = self._each("segment/best_pages", "segment_ids", segment_ids, vector=_list(vector), k=k)
-        return [(r["segment_id"], page_from_record(r["page"]), float(r["cosine"])) for r in rows]
-
 
     def mark_promoted(self, segment_id: str, derived: Sequence[tuple[str, str]], now: datetime) -> None:
         rows = [{"page_id": page_id, "note_id": note_id} for page_id, note_id in derived]
@@ -157,5 +136,3 @@ class Neo4jTiers:
         ]
         self._each("persona/reinforce", "rows", reinforced, segment_id=segment_id, now=now)
         self._each("persona/create", "rows", created, segment_id=segment_id, now=now)
-
-

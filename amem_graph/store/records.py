@@ -113,18 +113,20 @@ def note_row(note: NoteInput, vector: Any, analysis: str, model: str | None, dim
     }
 
 
-def page_from_record(props: Mapping[str, Any]) -> Page:
+def page_from_record(props: Mapping[str, Any], embedding: Any = None) -> Page:
     return Page(
         id=props["id"], tenant=props["tenant"], session_id=props["session_id"], seq=int(props["seq"]),
         user_text=props.get("user_text") or "", assistant_text=props.get("assistant_text") or "",
         at=time_of(props.get("at")), tier=props.get("tier") or "stm", keywords=tuple(props.get("keywords") or ()),
         chain_id=props.get("chain_id"), chain_summary=props.get("chain_summary") or "",
         segment_id=props.get("segment_id"), promoted_at=time_of(props.get("promoted_at")),
-        analysis=props.get("analysis") or "heuristic",
+        analysis=props.get("analysis") or "heuristic", chain_keywords=tuple(props.get("chain_keywords") or ()),
+        embedding=None if embedding is None else tuple(float(v) for v in embedding),
     )
 
 
-def segment_from_record(props: Mapping[str, Any], heat: float) -> Segment:
+def segment_from_record(props: Mapping[str, Any], heat: float, embedding: Any = None) -> Segment:
+    """With `embedding`, the keyword counts too: what a page joining the segment needs."""
     return Segment(
         id=props["id"], tenant=props["tenant"], summary=props.get("summary") or "",
         keywords=tuple(props.get("keywords") or ()), pages=int(props.get("pages") or 0),
@@ -132,6 +134,8 @@ def segment_from_record(props: Mapping[str, Any], heat: float) -> Segment:
         last_access=time_of(props.get("last_access")), heat=float(heat), created_at=time_of(props.get("created_at")),
         archived_at=time_of(props.get("archived_at")), promoted_at=time_of(props.get("promoted_at")),
         promotions=int(props.get("promotions") or 0), analysis=props.get("analysis") or "heuristic",
+        keyword_counts=() if embedding is None else tuple(int(c) for c in props.get("keyword_counts") or ()),
+        embedding=None if embedding is None else tuple(float(v) for v in embedding),
     )
 
 

@@ -17,11 +17,11 @@ import numpy as np
 from .. import validation
 from ..embedding import Embedder, cosine
 from ..errors import AmemError, InvalidInput, LLMError, LLMNotConfigured
-from ..evolution import Evolver
+from ..evolution import NEIGHBOURHOOD_TURNS, Evolver
 from ..llm.client import LLMClient
 from ..llm.prompts import RESPOND_SCHEMA, respond_messages
 from ..log import event
-from ..models import FACT_KINDS, MAX_HOPS, Fact, NoteInput, Page, Segment, turn_text
+from ..models import FACT_KINDS, MAX_HOPS, Fact, NoteInput, Page, Segment
 from ..retrieval import Retriever, named_speakers, without_names, without_stop_words
 from ..settings import TierSettings
 from ..store.base import FactWrite, MemoryStore, PageWrite, SegmentWrite, SessionPages, Tx
@@ -97,17 +97,16 @@ class MemoryTiers:
         page = Page(id=str(uuid.uuid4()), tenant=tenant, session_id=session_id, seq=0, user_text=user_text,
                     assistant_text=assistant_text, at=when)
         vector = self.embedder.embed_one(embedded_text(user_text, assistant_text))
-        last = self.store.read(tenant, lambda tx: tx.last_page(session_id))
-        previous = last.page if last else None
-        similarity = cosine(vector, last.embedding) if last else None
-        turn = self.analyser.turn(page, previous, similarity, last.chain_keywords if last else ())
-        own = _neighbourhood([(user_text, assistant_text)])
+        window = self.store.read(tenant, lambda tx: tx.pages(session=session_id, limit=2, with_embedding=True))
+        previous = window[-1] if window else None
+        similarity = cosine(vector, previous.embedding) if previous and previous.embedding is not None else None
+        turn = self.analyser.turn(page, previous, similarity, previous.chain_keywords if previous else ())
         chain_id = previous.chain_id if turn.continues and previous and previous.chain_id else str(uuid.uuid4())
         write = PageWrite(
             id=page.id, session_id=session_id, user_text=user_text, assistant_text=assistant_text, at=when,
             keywords=turn.keywords, embedding=self._vector(vector), chain_id=chain_id, chain_summary=turn.chain_summary,
-            chain_keywords=turn.chain_keywords, analysis=turn.analysis, model=turn.model, turn=own,
-            neighbourhood=_neighbourhood([*(last.window if last else ()), (user_text, assistant_text)]),
+            chain_keywords=turn.chain_keywords, analysis=turn.analysis, model=turn.model, turn=_neighbourhood([page]),
+            neighbourhood=_neighbourhood([*window, page]),
         )
         seq = self.store.write(tenant, lambda tx: tx.add_page(write, now))
         try:
@@ -116,7 +115,8 @@ class MemoryTiers:
             event("tiers_settle_deferred", tenant=tenant, session_id=session_id, error=str(err))
         return Page(id=page.id, tenant=tenant, session_id=session_id, seq=seq, user_text=user_text,
                     assistant_text=assistant_text, at=when, keywords=turn.keywords, chain_id=chain_id,
-                    chain_summary=turn.chain_summary, analysis=turn.analysis)  # type: ignore[arg-type]
+                    chain_summary=turn.chain_summary, analysis=turn.analysis,  # type: ignore[arg-type]
+                    chain_keywords=turn.chain_keywords)
 
     def flush(self, *, tenant: str | None = None, session_id: str | None = None) -> list[str]:
         """End a session (or every session): its short-term pages move to mid-term segments now, as they
@@ -142,9 +142,9 @@ class MemoryTiers:
     def _settle(self, tenant: str, session_id: str, capacity: int) -> list[str]:
         """Move the session's pages beyond `capacity` into segments, oldest first; then archive past the
         segment capacity and promote every hot segment."""
-        stm = self.store.read(tenant, lambda tx: tx.stm_pages(session_id, with_embedding=True))
+        stm = self.store.read(tenant, lambda tx: tx.pages(session=session_id, stm=True, with_embedding=True))
         older = stm[: max(0, len(stm) - capacity)]
-        moved = [page.id for page, vector in older if vector is not None and self._join(tenant, page, vector)]
+        moved = [page.id for page in older if page.embedding is not None and self._join(tenant, page)]
         if moved:
             if archived := self.store.write(tenant, self._archive_coldest):
                 event("segments_archived", tenant=tenant, segments=archived)
@@ -169,7 +169,7 @@ class MemoryTiers:
         return max(dated, key=lambda s: (s.latest, s.session_id)).session_id if dated else None
 
     def _stm(self, tenant: str, session_id: str) -> list[Page]:
-        return [page for page, _ in self.store.read(tenant, lambda tx: tx.stm_pages(session_id))]
+        return self.store.read(tenant, lambda tx: tx.pages(session=session_id, stm=True))
 
     def session_page_counts(self, *, tenant: str | None = None) -> dict[str, int]:
         """How many pages each session of the tenant holds (where a resumed ingest of turns picks up)."""
@@ -177,17 +177,17 @@ class MemoryTiers:
 
     # -- mid-term memory -------------------------------------------------------------------------
 
-    def _join(self, tenant: str, page: Page, vector: np.ndarray) -> bool:
+    def _join(self, tenant: str, page: Page) -> bool:
         """The page joins the segment with the best F_score (cosine + keyword Jaccard) if it reaches the
         threshold, else starts a segment. Read, decide, write with a version check; again if it moved."""
+        vector = np.asarray(page.embedding, dtype=np.float32)
         for _ in range(JOIN_ATTEMPTS):
             now = self.clock()
             best, score = self._best_segment(tenant, vector, page.keywords, now)
             state = None
             if best and score >= self.settings.merge_threshold:
-                state = self.store.read(tenant, lambda tx, segment_id=best.id: tx.segment_state(segment_id))
-                state = None if state is None or state.archived else state
-            if state is None:
+                state = self.store.read(tenant, lambda tx, segment_id=best.id: _segment(tx, segment_id))
+            if state is None or state.archived_at is not None:
                 summary = self.analyser.segment(None, page.keywords, page, 1)
                 words, counts = merged_keywords((), (), (*page.keywords, *summary.keywords))
                 write = SegmentWrite(str(uuid.uuid4()), summary.summary, words, counts, self._vector(vector), None,
@@ -196,8 +196,8 @@ class MemoryTiers:
                 words, counts = merged_keywords(state.keywords, state.keyword_counts, page.keywords)
                 summary = self.analyser.segment(state.summary, words, page, state.pages + 1)
                 words, counts = merged_keywords(words, counts, summary.keywords) if summary.keywords else (words, counts)
-                centroid = (state.embedding * state.pages + vector) / (state.pages + 1)
-                write = SegmentWrite(best.id, summary.summary, words, counts, self._vector(centroid), state.pages,  # type: ignore[union-attr]
+                centroid = (np.asarray(state.embedding, dtype=np.float32) * state.pages + vector) / (state.pages + 1)
+                write = SegmentWrite(state.id, summary.summary, words, counts, self._vector(centroid), state.pages,
                                      summary.analysis, summary.model)
             outcome = self.store.write(tenant, partial(self._join_if_current, page=page, segment=write, now=now))
             if outcome != "conflict":
@@ -225,7 +225,7 @@ class MemoryTiers:
 
     def segment_pages(self, segment_id: str, *, tenant: str | None = None) -> list[Page]:
         segment_id = validation.note_id(segment_id)
-        return self.store.read(self._tenant(tenant), lambda tx: tx.segment_pages(segment_id))
+        return self.store.read(self._tenant(tenant), lambda tx: tx.pages(segment=segment_id))
 
     # -- long-term memory ------------------------------------------------------------------------
 
@@ -242,10 +242,11 @@ class MemoryTiers:
         pages it did not mark go with the segment's next promotion."""
         if not self.store.write(tenant, partial(self._claim, segment=segment, now=self.clock())):
             return None
-        pages = self.store.read(tenant, lambda tx: tx.segment_pages(segment.id, unpromoted=True))
-        windows = self.store.read(tenant, lambda tx: tx.page_windows([page.id for page in pages])) if pages else {}
+        pages = self.store.read(tenant, lambda tx: tx.pages(segment=segment.id, unpromoted=True))
+        ids = [page.id for page in pages]
+        around = self.store.read(tenant, lambda tx: tx.pages(around=ids, width=NEIGHBOURHOOD_TURNS)) if ids else []
         derived = [
-            (page.id, self.evolver.add(tenant, self._note(page), neighbourhood=_neighbourhood(windows.get(page.id, []))).note_id)
+            (page.id, self.evolver.add(tenant, self._note(page), neighbourhood=_neighbourhood(_window(page, around))).note_id)
             for page in pages
         ]
         facts = self.analyser.persona(pages) if pages else None
@@ -304,21 +305,21 @@ class MemoryTiers:
         run = self._threads.submit
         notes_found = run(self._retriever.search, tenant, query, k=notes, hops=hops) if notes else None
         words = without_stop_words(query)
-        matched = run(self.store.read, tenant, lambda tx: tx.page_search(words, matches, fields=PAGE_FIELDS)) if matches else None
+        matched = run(self.store.read, tenant, lambda tx: tx.page_search(matches, text=words, fields=PAGE_FIELDS)) if matches else None
         session = session or self._latest_session(tenant)
         stm = run(self._stm, tenant, session) if session else None
         now = self.clock()
         names = named_speakers(query, self._retriever.speakers(tenant))
         vector = self.embedder.embed_one(without_names(bare(query), names))  # ask about the thing, not the person
         query_vector = self._vector(vector)
-        similar = run(self.store.read, tenant, lambda tx: tx.page_vector_search(query_vector, matches)) if matches else None
+        similar = run(self.store.read, tenant, lambda tx: tx.page_search(matches, vector=query_vector)) if matches else None
         found = run(self.store.read, tenant, lambda tx: tx.facts(self.settings.assistant, vector=query_vector, limit=facts)) if facts else None
         top = self._scored_segments(tenant, vector, keywords(query), now, SEGMENT_CANDIDATES)[:segments] if segments else []
         best: dict[str, list[PageHit]] = {}
         chosen = [s.id for s, _ in top]
-        best_pages = self.store.read(tenant, lambda tx: tx.best_pages(chosen, query_vector, pages)) if pages and chosen else []
-        for segment_id, page, similarity in best_pages:
-            best.setdefault(segment_id, []).append(PageHit(page, similarity))
+        best_pages = self.store.read(tenant, lambda tx: tx.page_search(pages, vector=query_vector, segments=chosen)) if pages and chosen else []
+        for page, similarity in best_pages:
+            best.setdefault(page.segment_id or "", []).append(PageHit(page, similarity))
         if chosen:
             self.store.write(tenant, lambda tx: tx.count_use("Segment", chosen, now), lock=False)
         facts_found = found.result() if found else []
@@ -371,13 +372,13 @@ class MemoryTiers:
     def _join_if_current(tx: Tx, page: Page, segment: SegmentWrite, now: datetime) -> str:
         """Under the tenant's lock: "moved" if the page is no longer short-term (another writer moved it);
         "conflict", writing nothing, if the segment changed or was archived since it was read; else "joined"."""
-        if page.id not in {waiting.id for waiting, _ in tx.stm_pages(page.session_id)}:
+        if page.id not in {waiting.id for waiting in tx.pages(session=page.session_id, stm=True)}:
             return "moved"
-        state = tx.segment_state(segment.id)
+        state = _segment(tx, segment.id)
         if segment.expected_pages is None:
             current = state is None
         else:
-            current = state is not None and not state.archived and state.pages == segment.expected_pages
+            current = state is not None and state.archived_at is None and state.pages == segment.expected_pages
         if not current:
             return "conflict"
         tx.join_segment(page.id, segment, now)
@@ -387,8 +388,8 @@ class MemoryTiers:
         """A promotion claims its segment before it writes anything, only if no other promotion claimed it
         since it was read (the same `promotions` count); the counters it read are taken off, as the paper
         resets them: visits and pages that arrive while it works keep counting."""
-        state = tx.segment_state(segment.id)
-        if state is None or state.archived or state.promotions != segment.promotions:
+        state = _segment(tx, segment.id)
+        if state is None or state.archived_at is not None or state.promotions != segment.promotions:
             return False
         tx.update("Segment", [(segment.id, {
             "promotions": state.promotions + 1, "promoted_at": now,
@@ -410,7 +411,18 @@ class MemoryTiers:
         return validation.text(session_id, "session_id", MAX_SESSION_CHARS).strip()
 
 
-def _neighbourhood(window: Sequence[tuple[str, str]]) -> str:
-    """The turns around a promoted page, as a session note's neighbourhood reads (time stamps dropped)."""
-    return "\n".join(without_stamp(turn_text(user, assistant)) for user, assistant in window)
+def _segment(tx: Tx, segment_id: str) -> Segment | None:
+    """A segment as it is now, archived or not, with its centroid and keyword counts."""
+    found = tx.segments(ids=[segment_id], include_archived=True, with_embedding=True)
+    return found[0][0] if found else None
+
+
+def _window(page: Page, around: Sequence[Page]) -> list[Page]:
+    """The pages of `around` (by session and seq) within NEIGHBOURHOOD_TURNS of `page` in its session."""
+    return [p for p in around if p.session_id == page.session_id and abs(p.seq - page.seq) <= NEIGHBOURHOOD_TURNS]
+
+
+def _neighbourhood(window: Sequence[Page]) -> str:
+    """The turns around a page, as a session note's neighbourhood reads (time stamps dropped)."""
+    return "\n".join(without_stamp(page.text) for page in window)
 

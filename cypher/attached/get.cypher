@@ -5,3 +5,4 @@ MATCH (node:Note {tenant: $tenant, id: $ids[i]})
 WHERE node.attached IS NOT NULL
 RETURN @attached_map
 ORDER BY i
+SKIP $offset LIMIT $limit

@@ -4,3 +4,4 @@
 MATCH (node:Note {tenant: $tenant, session: $session})
 RETURN @attached_map
 ORDER BY node.seq
+SKIP $offset LIMIT $limit

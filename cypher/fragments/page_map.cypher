@@ -2,4 +2,4 @@
 // `page`, and `chain` and `seg` (its dialogue chain and segment, either may be null).
 page {.id, .tenant, .session_id, .seq, .user_text, .assistant_text, .tier, .keywords, .analysis,
       at: page.at.epochMillis, promoted_at: page.promoted_at.epochMillis,
-      chain_id: chain.id, chain_summary: chain.summary, segment_id: seg.id}
+      chain_id: chain.id, chain_summary: chain.summary, chain_keywords: chain.keywords, segment_id: seg.id}

@@ -1,4 +1,4 @@
-// Which of these (source, content_hash) keys already have a note in the tenant.
+// The notes that hold these (source, content_hash) identities in the tenant: what makes an add a repeat.
 UNWIND $keys AS key
-MATCH (n:Note {tenant: $tenant, source: key.source, content_hash: key.content_hash})
-RETURN key.index AS index, n.id AS id
+MATCH (node:Note {tenant: $tenant, source: key.source, content_hash: key.content_hash})
+RETURN @note_map AS note

@@ -1,5 +1,8 @@
-MATCH (node:Note {id: $id, tenant: $tenant})
+// Notes by id, in the order asked (missing ids are absent), with their links and vectors when asked.
+UNWIND range(0, size($ids) - 1) AS i
+MATCH (node:Note {id: $ids[i], tenant: $tenant})
 CALL (node) {
+  WITH node WHERE $links
   OPTIONAL MATCH (node)-[r]-(:Note)
   WHERE type(r) IN $link_types
   RETURN collect(CASE WHEN r IS NOT NULL THEN {
@@ -8,3 +11,4 @@ CALL (node) {
   } END) AS links
 }
 RETURN @note_map AS note, links, CASE WHEN $with_embedding THEN node.embedding END AS embedding
+ORDER BY i

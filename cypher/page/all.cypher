@@ -4,4 +4,4 @@ OPTIONAL MATCH (chain:Chain)-[:HAS_PAGE]->(page)
 OPTIONAL MATCH (seg:Segment)-[:HAS_PAGE]->(page)
 WITH page, chain, seg ORDER BY page.session_id, page.seq
 SKIP $offset LIMIT $limit
-RETURN @page_map AS page
+RETURN @page_map AS page, CASE WHEN $with_embedding THEN page.embedding END AS embedding

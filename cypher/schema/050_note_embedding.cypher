@@ -1,3 +1,4 @@
-// $dimension comes from the embedder; a later start with another dimension is refused (store/neo4j.py).
+// $dimension comes from the embedder; schema.py refuses a start with another dimension, and consolidation
+// (create_schema) drops an index of another dimension first.
 CREATE VECTOR INDEX note_embedding IF NOT EXISTS FOR (n:Note) ON n.embedding
 OPTIONS {indexConfig: {`vector.dimensions`: $dimension, `vector.similarity_function`: 'cosine'}}

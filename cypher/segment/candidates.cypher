@@ -4,6 +4,6 @@
 MATCH (s:Segment {tenant: $tenant})
 WHERE $include_archived OR s.archived_at IS NULL
 WITH s, CASE WHEN $vector IS NULL THEN null ELSE 2 * vector.similarity.cosine(s.embedding, $vector) - 1 END AS cosine
-RETURN @segment_map AS segment, cosine
+RETURN @segment_map AS segment, cosine, CASE WHEN $with_embedding THEN s.embedding END AS embedding
 ORDER BY cosine DESC, s.id
 LIMIT $limit

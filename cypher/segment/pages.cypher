@@ -3,4 +3,5 @@ MATCH (seg:Segment {tenant: $tenant, id: $id})-[:HAS_PAGE]->(page:Page)
 WHERE NOT $unpromoted OR page.promoted_at IS NULL
 OPTIONAL MATCH (chain:Chain)-[:HAS_PAGE]->(page)
 WITH page, chain, seg ORDER BY page.session_id, page.seq
-RETURN @page_map AS page
+SKIP $offset LIMIT $limit
+RETURN @page_map AS page, CASE WHEN $with_embedding THEN page.embedding END AS embedding

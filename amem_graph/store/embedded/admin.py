@@ -4,16 +4,15 @@ the Neo4j store's, so a tenant moves between the two unchanged), and re-embeddin
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
-from datetime import datetime, timezone
+from itertools import islice
 from typing import Any
 
 import numpy as np
 
 from ... import transfer, validation
-from ...embedding import canonical_model
 from ...errors import InvalidInput
-from ..base import SCHEMA_VERSION, StoreStats
-from .graph import ConstraintViolation, PropertyGraph
+from ..base import StoreStats
+from .graph import ConstraintViolation, Node, PropertyGraph
 
 # What consolidation re-embeds, per kind: the label and the fields its vectors come from (as
 # cypher/consolidate/*.cypher read them).
@@ -21,6 +20,7 @@ _EMBEDDED = {
     "notes": ("Note", ("content", "context", "keywords", "tags")),
     "pages": ("Page", ("user_text", "assistant_text")),
     "facts": ("Fact", ("text",)),
+    "segments": ("Segment", ()),
 }
 
 
@@ -30,7 +30,6 @@ def _plain(value: Any) -> Any:
 
 class EmbeddedAdmin:
     graph: PropertyGraph
-    dimension: int | None
     _read: Callable[[Callable[[], Any]], Any]
     _write: Callable[[Callable[[], Any]], Any]
     _require_dimension: Callable[[], int]
@@ -81,27 +80,16 @@ class EmbeddedAdmin:
 
     # -- consolidation (a new embedding model) ----------------------------------------------------
 
-    def begin_consolidation(self, model: str, dimension: int) -> None:
-        """Mark the store as the new model's; vectors of the old one stay until rewritten."""
-        def work() -> None:
-            marker = self.graph.unique("AmemSchema", name="amem-graph")
-            values = {"version": (marker.props.get("version") if marker else None) or SCHEMA_VERSION,
-                      "embedding_model": canonical_model(model), "embedding_dimension": dimension,
-                      "updated_at": validation.to_millis(datetime.now(timezone.utc))}
-            if marker is None:
-                self.graph.create_node(["AmemSchema"], {"name": "amem-graph", **values})
-            else:
-                self.graph.set(marker, **values)
-
-        self._write(work)
-        self.dimension = dimension
-
     def embedding_texts(self, kind: str, after: str, limit: int) -> list[dict[str, Any]]:
         label, fields = _EMBEDDED[kind]
 
         def work() -> list[dict[str, Any]]:
             found = sorted((n for n in self.graph.labelled(label) if n.props["id"] > after), key=lambda n: n.props["id"])
-            return [{"id": n.props["id"], **{f: n.props.get(f) for f in fields}} for n in found[:limit]]
+            if kind == "segments":  # only those with a page vector, as segments.cypher MATCHes
+                rows = ({"id": n.props["id"], "pages": p} for n in found if (p := self._page_vectors(n)))
+            else:
+                rows = ({"id": n.props["id"], **{f: n.props.get(f) for f in fields}} for n in found)
+            return list(islice(rows, limit))
 
         return self._read(work)
 
@@ -117,16 +105,6 @@ class EmbeddedAdmin:
 
         self._write(work)
 
-    def segment_centroids(self) -> int:
-        """Each segment's vector again, as the mean of its pages' new ones."""
-        def work() -> int:
-            count = 0
-            for segment in self.graph.labelled("Segment"):
-                pages = [self.graph.nodes[r.end].props.get("embedding") for r in self.graph.relationships(segment, ["HAS_PAGE"])]
-                pages = [p for p in pages if p is not None]
-                if pages:
-                    self.graph.set(segment, embedding=np.mean(np.vstack(pages), axis=0).astype(np.float32))
-                    count += 1
-            return count
-
-        return self._write(work)
+    def _page_vectors(self, segment: Node) -> list[np.ndarray]:
+        pages = (self.graph.nodes[r.end].props.get("embedding") for r in self.graph.relationships(segment, ["HAS_PAGE"]))
+        return [p for p in pages if p is not None]

@@ -11,6 +11,7 @@ import numpy as np
 
 from ...embedding import cosine
 from ...models import Attached, Attachment, AttachmentKind
+from ..base import EVERY
 from .graph import Node, PropertyGraph
 
 
@@ -36,23 +37,26 @@ class EmbeddedAttached:
                 self.graph.set(node, attached=a.attached, attached_by=kind, store_key=a.store_key,
                                external_vector=vector, attached_at=now)
 
-    def attached(self, note_ids: Sequence[str]) -> list[Attached]:
-        nodes = [self._store.note_node(self.tenant, i) for i in note_ids]
-        return [self._item(n) for n in nodes if n is not None and n.props.get("attached") is not None]
-
-    def session_attached(self, session: str) -> list[Attached]:
-        found = list(self.graph.in_session("Note", self.tenant, session))
-        # ORDER BY seq: notes without one (none, in practice) last, as Cypher sorts nulls
-        found.sort(key=lambda n: (n.props.get("seq") is None, n.props.get("seq") or 0))
-        return [self._item(n) for n in found]
-
-    def keyed(self, *, limit: int | None, offset: int = 0) -> list[Attached]:
-        items = [n for n in self.graph.labelled("Note", self.tenant)
-                 if n.props.get("store_key") is not None and n.props.get("attached_by") == "item"]
-        items.sort(key=lambda n: n.props["store_key"])
-        items.sort(key=lambda n: n.props["attached_at"], reverse=True)
-        end = None if limit is None else offset + limit
-        return [self._item(n) for n in items[offset:end]]
+    def attached(
+        self, *, ids: Sequence[str] | None = None, session: str | None = None, keyed: bool = False, limit: int = EVERY,
+        offset: int = 0,
+    ) -> list[Attached]:
+        """cypher/attached/get.cypher (`ids`), session.cypher and keyed.cypher."""
+        if ids is not None:
+            nodes = [n for n in (self._store.note_node(self.tenant, i) for i in ids)
+                     if n is not None and n.props.get("attached") is not None]
+        elif session is not None:
+            nodes = list(self.graph.in_session("Note", self.tenant, session))
+            # ORDER BY seq: notes without one (none, in practice) last, as Cypher sorts nulls
+            nodes.sort(key=lambda n: (n.props.get("seq") is None, n.props.get("seq") or 0))
+        elif keyed:
+            nodes = [n for n in self.graph.labelled("Note", self.tenant)
+                     if n.props.get("store_key") is not None and n.props.get("attached_by") == "item"]
+            nodes.sort(key=lambda n: n.props["store_key"])
+            nodes.sort(key=lambda n: n.props["attached_at"], reverse=True)
+        else:
+            nodes = []
+        return [self._item(n) for n in nodes[offset : offset + limit]]
 
     def attached_search(
         self, kind: AttachmentKind, vector: Sequence[float], k: int, *, external: bool, plain: bool = False

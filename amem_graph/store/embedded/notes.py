@@ -22,10 +22,10 @@ from ...models import (
     Step,
     Supersession,
 )
-from ..base import Counted, EvolutionRecord, LinkState, NoteRevision, Updated
+from ..base import EVERY, Counted, EvolutionRecord, NoteRevision, Updated
 from ..lucene import TEXT_FIELDS, check_fields, query_words
 from ..records import evolution_from_record, version_from_record
-from .graph import ConstraintViolation, Node, Rel
+from .graph import ConstraintViolation, Node
 
 if TYPE_CHECKING:
     from .store import EmbeddedStore
@@ -74,14 +74,6 @@ class EmbeddedNotes:
 
     # -- notes ------------------------------------------------------------------------------------
 
-    def identities(self, keys: Sequence[tuple[str, str]]) -> dict[int, str]:
-        found = {}
-        for index, (source, digest) in enumerate(keys):
-            node = self.graph.unique("Note", tenant=self.tenant, source=source, content_hash=digest)
-            if node is not None:
-                found[index] = node.props["id"]
-        return found
-
     def create_notes(self, rows: Sequence[dict[str, Any]]) -> list[tuple[str, bool]]:
         try:
             return [self._create(row) for row in rows]
@@ -108,12 +100,30 @@ class EmbeddedNotes:
                 self.graph.create_rel("NEXT", last, node)
         return props["id"], True
 
-    def note(self, note_id: str, *, with_embedding: bool = False) -> Note | None:
-        node = self._note(note_id)
-        return None if node is None else self._store.to_note(node, links=True, with_embedding=with_embedding)
-
-    def versions_of(self, note_ids: Sequence[str]) -> dict[str, int]:
-        return {i: n.props["version"] for i in sorted(set(note_ids)) if (n := self._note(i)) is not None}
+    def notes(
+        self, *, ids: Sequence[str] | None = None, keys: Sequence[tuple[str, str]] | None = None,
+        session: str | None = None, analyses: Sequence[str] | None = None, limit: int = EVERY, offset: int = 0,
+        links: bool = False, with_embedding: bool = False,
+    ) -> list[Note]:
+        """cypher/note/get, existing, session_tail, by_analysis and list.cypher."""
+        if ids is not None:
+            found = [n for i in ids if (n := self._note(i)) is not None]
+            return [self._store.to_note(n, links=links, with_embedding=with_embedding) for n in found]
+        if keys is not None:
+            found = [self.graph.unique("Note", tenant=self.tenant, source=s, content_hash=h) for s, h in keys]
+            nodes = [n for n in found if n is not None]
+        elif session is not None:
+            nodes = [n for n in self.graph.in_session("Note", self.tenant, session) if n.props.get("seq") is not None]
+            nodes = sorted(nodes, key=lambda n: n.props["seq"])[-limit:] if limit > 0 else []
+        elif analyses is not None:
+            nodes = [n for n in self.graph.labelled("Note", self.tenant)
+                     if n.props.get("analysis") in analyses and n.props.get("invalid_at") is None]
+            nodes = sorted(nodes, key=lambda n: (n.props["created_at"], n.props["id"]))[:limit]
+        else:
+            nodes = sorted(self.graph.labelled("Note", self.tenant), key=lambda n: n.props["id"])
+            nodes.sort(key=lambda n: n.props["created_at"], reverse=True)
+            nodes = nodes[offset: offset + limit]
+        return [self._store.to_note(n) for n in nodes]
 
     def revise(self, revisions: Sequence[NoteRevision], evolution_id: str | None) -> list[tuple[str, int]]:
         kept = []
@@ -171,11 +181,6 @@ class EmbeddedNotes:
             graph.set(older, invalid_at=None)
         return [older.props["id"] for older in restored]
 
-    def list_notes(self, *, limit: int, offset: int = 0) -> list[Note]:
-        nodes = sorted(self.graph.labelled("Note", self.tenant), key=lambda n: n.props["id"])
-        nodes.sort(key=lambda n: n.props["created_at"], reverse=True)
-        return [self._store.to_note(n) for n in nodes[offset: offset + limit]]
-
     # -- links and evolutions ---------------------------------------------------------------------
 
     def link(self, links: Sequence[Link], evolution_id: str | None) -> list[Link]:
@@ -207,23 +212,7 @@ class EmbeddedNotes:
                 self.graph.create_rel("SUPERSEDED_BY", old, new, {"reason": reason, "at": self.now,
                                                                   "evolution_id": evolution_id})
 
-    def _valid(self, node: Node) -> Iterator[Rel]:
-        for rel in self.graph.relationships(node, LINK_TYPES, "both"):
-            if rel.props.get("invalid_at") is None and self.graph.other(rel, node).labels == {"Note"}:
-                yield rel
-
-    def valid_links(self, note_ids: Sequence[str]) -> dict[str, list[LinkState]]:
-        found: dict[str, list[LinkState]] = {}
-        for note_id in note_ids:
-            node = self._note(note_id)
-            found[note_id] = [
-                LinkState(self._id(r.start), self._id(r.end), r.type, float(r.props.get("confidence", 1.0)),
-                          r.props.get("created_at"))
-                for r in (self._valid(node) if node is not None else ())
-            ]
-        return found
-
-    def invalidate_links(self, links: Sequence[LinkState], reason: str, evolution_id: str) -> None:
+    def invalidate_links(self, links: Sequence[Link], reason: str, evolution_id: str) -> None:
         for link in links:
             source, target = self._note(link.source_id), self._note(link.target_id)
             if source is None or target is None:
@@ -267,17 +256,6 @@ class EmbeddedNotes:
         rels = sorted(graph.relationships(node, ["SUPERSEDED_BY"]), key=lambda r: r.props["at"])
         superseded = [Supersession(self._id(r.end), r.props.get("reason") or "", r.props.get("at")) for r in rels]
         return [version_from_record(v.props) for v in kept], evolutions, superseded
-
-    def session_tail(self, session: str, n: int) -> list[Note]:
-        chained = [x for x in self.graph.in_session("Note", self.tenant, session) if x.props.get("seq") is not None]
-        chained.sort(key=lambda x: x.props["seq"])
-        return [self._store.to_note(x) for x in chained[-n:]] if n > 0 else []
-
-    def notes_by_analysis(self, kinds: Sequence[str], limit: int) -> list[str]:
-        found = [n for n in self.graph.labelled("Note", self.tenant)
-                 if n.props.get("analysis") in kinds and n.props.get("invalid_at") is None]
-        found.sort(key=lambda n: (n.props["created_at"], n.props["id"]))
-        return [n.props["id"] for n in found[:limit]]
 
     # -- search -----------------------------------------------------------------------------------
 

@@ -5,7 +5,7 @@ the store's transaction, `EmbeddedTx`)."""
 from __future__ import annotations
 
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 from typing import Any, TypeVar
 
@@ -13,7 +13,7 @@ import numpy as np
 
 from ...embedding import cosine
 from ...models import Fact, Page, Segment
-from ..base import FactWrite, LastPage, PageWrite, SegmentState, SegmentWrite, SessionPages
+from ..base import EVERY, FactWrite, PageWrite, SegmentWrite, SessionPages
 from ..lucene import PAGE_FIELDS, check_fields, query_words
 from ..records import fact_from_record, page_from_record, segment_from_record
 from .graph import Node, PropertyGraph
@@ -31,13 +31,12 @@ class EmbeddedTiers:
 
     # -- helpers ----------------------------------------------------------------------------------
 
-    def _page(self, node: Node, *, segment: bool = True) -> Page:
-        """cypher/fragments/page_map.cypher: the page with its chain and (when asked) its segment."""
-        chain = self._owner(node, "Chain")
-        seg = self._owner(node, "Segment") if segment else None
+    def _page(self, node: Node, with_embedding: bool = False) -> Page:
+        """cypher/fragments/page_map.cypher: the page with its chain and segment."""
+        chain, seg = self._owner(node, "Chain"), self._owner(node, "Segment")
         props = {**node.props, "chain_id": chain and chain.props["id"], "chain_summary": chain and chain.props.get("summary"),
-                 "segment_id": seg and seg.props["id"]}
-        return page_from_record(props)
+                 "chain_keywords": chain and chain.props.get("keywords"), "segment_id": seg and seg.props["id"]}
+        return page_from_record(props, node.props.get("embedding") if with_embedding else None)
 
     def _owner(self, page: Node, label: str) -> Node | None:
         for rel in self.graph.relationships(page, ["HAS_PAGE"], "in"):
@@ -66,17 +65,6 @@ class EmbeddedTiers:
 
     # -- pages ------------------------------------------------------------------------------------
 
-    def last_page(self, session_id: str) -> LastPage | None:
-        pages = self._pages_of(session_id)
-        if not pages:
-            return None
-        page = pages[-1]
-        before = self._neighbours(page, "in", 1)
-        chain = self._owner(page, "Chain")
-        window = tuple((p.props.get("user_text") or "", p.props.get("assistant_text") or "") for p in [*before, page])
-        return LastPage(self._page(page), np.array(page.props["embedding"], dtype=np.float32),
-                        tuple(chain.props.get("keywords") or ()) if chain else (), window)
-
     def add_page(self, page: PageWrite, now: datetime) -> int:
         """cypher/page/create.cypher."""
         pages = self._pages_of(page.session_id)
@@ -102,15 +90,33 @@ class EmbeddedTiers:
             self.graph.set(before, neighbourhood=(current + "\n" if current is not None else "") + page.turn)
         return int(node.props["seq"])
 
-    def stm_pages(self, session_id: str, *, with_embedding: bool = False) -> list[tuple[Page, np.ndarray | None]]:
-        return [
-            (self._page(p, segment=False), np.array(p.props["embedding"], dtype=np.float32) if with_embedding else None)
-            for p in self._pages_of(session_id) if p.props.get("tier") == "stm"
-        ]
+    def pages(
+        self, *, session: str | None = None, stm: bool = False, segment: str | None = None, unpromoted: bool = False,
+        around: Sequence[str] | None = None, width: int = 2, limit: int = EVERY, offset: int = 0, with_embedding: bool = False,
+    ) -> list[Page]:
+        """cypher/page/session.cypher, segment/pages.cypher, page/around.cypher and page/all.cypher."""
+        if session is not None:
+            newest = [p for p in reversed(self._pages_of(session)) if not stm or p.props.get("tier") == "stm"]
+            chosen = newest[offset: offset + limit][::-1]
+        else:
+            ordered = sorted(self._selected(segment, unpromoted, around, width),
+                             key=lambda p: (p.props["session_id"], p.props["seq"]))
+            chosen = ordered[offset: offset + limit]
+        return [self._page(p, with_embedding) for p in chosen]
 
-    def pages(self, *, limit: int, offset: int = 0) -> list[Page]:
-        ordered = sorted(self.graph.labelled("Page", self.tenant), key=lambda p: (p.props["session_id"], p.props["seq"]))
-        return [self._page(p) for p in ordered[offset: offset + limit]]
+    def _selected(self, segment: str | None, unpromoted: bool, around: Sequence[str] | None, width: int) -> Iterable[Node]:
+        if segment is not None:
+            pages = self._segment_pages(segment)
+            return [p for p in pages if not unpromoted or p.props.get("promoted_at") is None]
+        if around is not None:
+            centres = [c for c in (self._by_id("Page", page_id) for page_id in around) if c is not None]
+            return {p.key: p for c in centres for p in self._pages_of(c.props["session_id"])
+                    if abs(p.props["seq"] - c.props["seq"]) <= width}.values()
+        return self.graph.labelled("Page", self.tenant)
+
+    def _segment_pages(self, segment_id: str) -> list[Node]:
+        s = self._by_id("Segment", segment_id)
+        return [self.graph.nodes[r.end] for r in self.graph.relationships(s, ["HAS_PAGE"])] if s else []
 
     def sessions(self) -> list[SessionPages]:
         found: dict[str, list[Node]] = {}
@@ -122,9 +128,22 @@ class EmbeddedTiers:
             for session, pages in found.items()
         ]
 
-    def page_search(self, query: str, k: int, *, fields: Mapping[str, float] | None = None) -> list[tuple[Page, float]]:
+    def page_search(
+        self, k: int, *, text: str | None = None, fields: Mapping[str, float] | None = None,
+        vector: Sequence[float] | None = None, segments: Sequence[str] | None = None,
+    ) -> list[tuple[Page, float]]:
+        if text is not None:
+            return self._text_search(text, k, fields)
+        if vector is None:
+            raise ValueError("page_search needs a text or a vector")
+        if segments is None:
+            return self._nearest(self.graph.labelled("Page", self.tenant), vector, k)
+        return [hit for segment_id in sorted(segments) for hit in self._nearest(self._segment_pages(segment_id), vector, k)]
+
+    def _text_search(self, text: str, k: int, fields: Mapping[str, float] | None) -> list[tuple[Page, float]]:
+        """cypher/page/fulltext_search.cypher."""
         check_fields(fields, PAGE_FIELDS)
-        words = query_words(query)
+        words = query_words(text)
         if not words:
             return []
         scores = self._store.page_scores(words, fields)
@@ -132,45 +151,29 @@ class EmbeddedTiers:
         found.sort(key=lambda pair: (-pair[1], pair[0]))
         return [(self._page(self.graph.nodes[key]), float(s)) for key, s in found[:k]]
 
-    def page_vector_search(self, vector: Sequence[float], k: int) -> list[tuple[Page, float]]:
-        scored = [(p, cosine(p.props["embedding"], vector)) for p in self.graph.labelled("Page", self.tenant)
-                  if p.props.get("embedding") is not None]
+    def _nearest(self, pages: Iterable[Node], vector: Any, k: int) -> list[tuple[Page, float]]:
+        """cypher/page/vector_search.cypher over `pages`."""
+        scored = [(p, cosine(p.props["embedding"], vector)) for p in pages if p.props.get("embedding") is not None]
         scored.sort(key=lambda pair: (-pair[1], pair[0].key))
         return [(self._page(p), s) for p, s in scored[:k]]
-
-    def page_windows(self, page_ids: Sequence[str]) -> dict[str, list[tuple[str, str]]]:
-        windows = {}
-        for page_id in page_ids:
-            page = self._by_id("Page", page_id)
-            if page is not None:
-                around = [*reversed(self._neighbours(page, "in")), page, *self._neighbours(page, "out")]
-                windows[page_id] = [(p.props.get("user_text") or "", p.props.get("assistant_text") or "") for p in around]
-        return windows
 
     # -- segments ---------------------------------------------------------------------------------
 
     def segments(
-        self, *, vector: Sequence[float] | None = None, limit: int | None = None, include_archived: bool = False
+        self, *, ids: Sequence[str] | None = None, vector: Sequence[float] | None = None, limit: int | None = None,
+        include_archived: bool = False, with_embedding: bool = False,
     ) -> list[tuple[Segment, float | None]]:
+        """cypher/segment/get.cypher (with `ids`) and segment/candidates.cypher."""
+        found = [self._by_id("Segment", i) for i in dict.fromkeys(ids)] if ids is not None else self.graph.labelled("Segment", self.tenant)
         rows = [
-            (s, None if vector is None else cosine(s.props["embedding"], vector))
-            for s in self.graph.labelled("Segment", self.tenant)
-            if include_archived or s.props.get("archived_at") is None
+            (s, None if vector is None else cosine(s.props["embedding"], vector)) for s in found
+            if s is not None and (include_archived or s.props.get("archived_at") is None)
         ]
         rows.sort(key=lambda r: r[0].props["id"])
         if vector is not None:
             rows.sort(key=lambda r: -(r[1] or 0.0))
-        return [(segment_from_record(s.props, 0.0), c) for s, c in rows[:limit]]
-
-    def segment_state(self, segment_id: str) -> SegmentState | None:
-        s = self._by_id("Segment", segment_id)
-        if s is None:
-            return None
-        p = s.props
-        return SegmentState(np.array(p["embedding"], dtype=np.float32), tuple(p.get("keywords") or ()),
-                            tuple(int(c) for c in p.get("keyword_counts") or ()), p.get("summary") or "",
-                            int(p.get("pages", 0)), p.get("archived_at") is not None, int(p.get("promotions", 0)),
-                            int(p.get("visits", 0)), int(p.get("interaction_len", 0)))
+        return [(segment_from_record(s.props, 0.0, s.props["embedding"] if with_embedding else None), c)
+                for s, c in rows[:limit]]
 
     def join_segment(self, page_id: str, segment: SegmentWrite, now: datetime) -> None:
         """cypher/segment/join.cypher."""
@@ -187,28 +190,6 @@ class EmbeddedTiers:
                        updated_at=now, embedding=np.asarray(segment.embedding, dtype=np.float32))
         self.graph.set(page, tier="mtm", joined_at=now)
         self.graph.create_rel("HAS_PAGE", s, page)
-
-
-    def segment_pages(self, segment_id: str, *, unpromoted: bool = False) -> list[Page]:
-        s = self._by_id("Segment", segment_id)
-        pages = [self.graph.nodes[r.end] for r in self.graph.relationships(s, ["HAS_PAGE"])] if s else []
-        pages = [p for p in pages if not unpromoted or p.props.get("promoted_at") is None]
-        pages.sort(key=lambda p: (p.props["session_id"], p.props["seq"]))
-        return [self._page(p) for p in pages]
-
-    def best_pages(self, segment_ids: Sequence[str], vector: Sequence[float], k: int) -> list[tuple[str, Page, float]]:
-        rows = []
-        for segment_id in segment_ids:
-            s = self._by_id("Segment", segment_id)
-            if s is None:
-                continue
-            scored = [(self.graph.nodes[r.end], cosine(self.graph.nodes[r.end].props["embedding"], vector))
-                      for r in self.graph.relationships(s, ["HAS_PAGE"])]
-            scored.sort(key=lambda pair: -pair[1])
-            rows += [(segment_id, self._page(p), c) for p, c in scored[:k]]
-        rows.sort(key=lambda row: (row[0], -row[2]))
-        return rows
-
 
     def mark_promoted(self, segment_id: str, derived: Sequence[tuple[str, str]], now: datetime) -> None:
         s = self._by_id("Segment", segment_id)

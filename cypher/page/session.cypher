@@ -1,0 +1,9 @@
+// A session's last $limit pages (with $stm, only those still short-term), oldest first: what a new turn
+// follows (the last page's vector and chain, the turns before it) or what leaves for a segment.
+MATCH (page:Page {tenant: $tenant, session_id: $session_id})
+WHERE NOT $stm OR page.tier = 'stm'
+WITH page ORDER BY page.seq DESC SKIP $offset LIMIT $limit
+OPTIONAL MATCH (chain:Chain)-[:HAS_PAGE]->(page)
+OPTIONAL MATCH (seg:Segment)-[:HAS_PAGE]->(page)
+WITH page, chain, seg ORDER BY page.seq
+RETURN @page_map AS page, CASE WHEN $with_embedding THEN page.embedding END AS embedding
