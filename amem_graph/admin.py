@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from . import consolidate as consolidation
-from . import schema, validation
+from . import schema, transfer, validation
 from .embedding import Embedder
 from .errors import InvalidInput
 from .settings import Settings
@@ -59,7 +59,8 @@ class Admin:
         tenant = self._of(tenant)
         if self._store.stats(tenant).labels:
             raise InvalidInput(f"tenant {tenant!r} already holds data here: import only into an empty tenant")
-        return self._store.import_records(tenant, nodes, relationships)
+        rows = list(transfer.node_rows(nodes, tenant, self._embedder.dimension))
+        return self._store.import_records(tenant, rows, relationships)
 
     def _of(self, tenant: str | None) -> str:
         return self._tenant if tenant is None else validation.tenant(tenant)

@@ -8,6 +8,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+from . import validation
 from .embedding import Embedder, composite_text
 from .errors import SchemaMismatch
 from .store.base import SCHEMA_VERSION, MemoryStore
@@ -44,7 +45,8 @@ def consolidate(store: MemoryStore, embedder: Embedder, *, on_batch: Callable[[s
         after, done = "", 0
         while rows := store.embedding_texts(kind, after, BATCH):
             vectors = _vectors(embedder, kind, rows)
-            store.write_embeddings(kind, [(row["id"], v) for row, v in zip(rows, vectors, strict=True)])
+            checked = [(row["id"], validation.vector(v, embedder.dimension)) for row, v in zip(rows, vectors, strict=True)]
+            store.write_embeddings(kind, checked)
             after, done = rows[-1]["id"], done + len(rows)
             if on_batch:
                 on_batch(kind, len(rows))

@@ -76,11 +76,13 @@ def read(lines: Iterable[str]) -> tuple[dict[str, Any], list[dict[str, Any]], li
     return header, nodes, relationships
 
 
-def node_rows(nodes: Iterable[dict[str, Any]], tenant: str) -> Iterator[dict[str, Any]]:
-    """Import rows: properties decoded, the embedding apart, and every node of the export's tenant."""
+def node_rows(nodes: Iterable[dict[str, Any]], tenant: str, dimension: int) -> Iterator[dict[str, Any]]:
+    """Import rows: properties decoded, the embedding apart and of the model's dimension, and every node of the
+    export's tenant."""
     for node in nodes:
         props = {name: from_json(value) for name, value in node["props"].items()}
         if props.get("tenant") != tenant:
             raise InvalidInput(f"node {node['key']} belongs to tenant {props.get('tenant')!r}, not {tenant!r}")
         embedding = props.pop("embedding", None)
+        embedding = None if embedding is None else validation.vector(embedding, dimension)
         yield {"key": node["key"], "labels": node["labels"], "props": props, "embedding": embedding}

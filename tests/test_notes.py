@@ -233,3 +233,22 @@ def test_concurrent_adds_of_the_same_notes_create_each_once(memory: AgenticMemor
         results = list(pool.map(add_all, range(4)))
     assert all(ids == results[0] for ids in results)
     assert len(memory.list(limit=100)) == 20
+
+
+def test_import_refuses_a_vector_of_another_dimension_and_writes_nothing(memory: AgenticMemory) -> None:
+    memory.add("Caroline moved from Sweden four years ago.")
+    memory.add("Melanie painted a sunrise over the lake.")
+    _, records = memory.admin.export()
+    exported = list(records)
+    nodes = [r for r in exported if r["kind"] == "node"]
+    relationships = [r for r in exported if r["kind"] == "relationship"]
+    memory.admin.delete_tenant()
+    bent = [
+        {**n, "props": {**n["props"], "embedding": n["props"]["embedding"][:-1]}} if "embedding" in n["props"] else n
+        for n in nodes
+    ]
+    with pytest.raises(InvalidInput, match="dimensions"):
+        memory.admin.import_(bent, relationships)
+    assert memory.stats(tenant=memory.tenant).labels == {}
+    assert memory.admin.import_(nodes, relationships)[0] == len(nodes)
+    assert {n.content for n in memory.list()} >= {"Caroline moved from Sweden four years ago."}

@@ -348,15 +348,17 @@ class AdminStore(Protocol):
         """Every node, then every relationship, of one tenant, as JSON-ready records (see transfer.py)."""
 
     def import_records(
-        self, tenant: str, nodes: Sequence[dict[str, Any]], relationships: Sequence[dict[str, Any]], batch: int = 1_000
+        self, tenant: str, rows: Sequence[dict[str, Any]], relationships: Sequence[dict[str, Any]], batch: int = 1_000
     ) -> tuple[int, int]:
-        """Create an exported tenant all or nothing (into a tenant that holds nothing: the caller checks)."""
+        """Create an exported tenant all or nothing from `transfer.node_rows` and the export's relationships
+        (into a tenant that holds nothing: the caller checks)."""
 
     def embedding_texts(self, kind: str, after: str, limit: int) -> list[dict[str, Any]]:
         """A page of notes, pages, facts or segments (every tenant), by id, with what their vectors come from
         (for a segment, its pages' vectors)."""
 
-    def write_embeddings(self, kind: str, rows: Sequence[tuple[str, np.ndarray]]) -> None: ...
+    def write_embeddings(self, kind: str, rows: Sequence[tuple[str, list[float]]]) -> None:
+        """Each (id, vector): the caller has checked the vectors' dimension."""
 
 
 class Tx(NoteTx, TierTx, AttachmentTx, Protocol):

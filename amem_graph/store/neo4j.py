@@ -6,7 +6,6 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any, TypeVar
 
-import numpy as np
 from neo4j import (
     Driver,
     GraphDatabase,
@@ -27,7 +26,7 @@ from neo4j.exceptions import (
 
 from .. import cypher, transfer, validation
 from ..embedding import canonical_model
-from ..errors import InvalidInput, SchemaMismatch, StoreError, StoreUnavailable
+from ..errors import InvalidInput, StoreError, StoreUnavailable
 from .base import SCHEMA_VERSION, SchemaState, StoreStats, Tx
 from .neo4j_attached import Neo4jAttached
 from .neo4j_notes import Neo4jNotes
@@ -163,21 +162,14 @@ class Neo4jStore:
     def indexes(self) -> list[dict[str, Any]]:
         return [r.data() for r in self._run("admin/indexes")]
 
-    def _require_dimension(self) -> int:
-        if self.dimension is None:
-            raise SchemaMismatch("the store's schema has not been checked yet: open it through AgenticMemory")
-        return self.dimension
-
     # -- consolidation (a new embedding model) --------------------------------------------------
 
     def embedding_texts(self, kind: str, after: str, limit: int) -> list[dict[str, Any]]:
         return [r.data() for r in self._run(_CONSOLIDATED[kind][0], after=after, limit=limit)]
 
-    def write_embeddings(self, kind: str, rows: Sequence[tuple[str, np.ndarray]]) -> None:
-        dimension = self._require_dimension()
+    def write_embeddings(self, kind: str, rows: Sequence[tuple[str, list[float]]]) -> None:
         self._run(
-            _CONSOLIDATED[kind][1], write=True,
-            rows=[{"id": i, "embedding": validation.vector(v, dimension)} for i, v in rows],
+            _CONSOLIDATED[kind][1], write=True, rows=[{"id": i, "embedding": list(v)} for i, v in rows],
         )
 
     def export_records(self, tenant: str, page: int = 2_000) -> Iterator[dict[str, Any]]:
@@ -192,11 +184,9 @@ class Neo4jStore:
                 offset += len(rows)
 
     def import_records(
-        self, tenant: str, nodes: Sequence[dict[str, Any]], relationships: Sequence[dict[str, Any]], batch: int = 1_000
+        self, tenant: str, rows: Sequence[dict[str, Any]], relationships: Sequence[dict[str, Any]], batch: int = 1_000
     ) -> tuple[int, int]:
         """Create an exported tenant in one transaction (all or nothing)."""
-        rows = list(transfer.node_rows(nodes, tenant))
-
         def work(tx: ManagedTransaction) -> tuple[int, int]:
             ids: dict[str, str] = {}
             for start in range(0, len(rows), batch):

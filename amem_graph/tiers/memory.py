@@ -8,7 +8,7 @@ import uuid
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import datetime
 from functools import partial
 from typing import Any
 
@@ -53,10 +53,6 @@ class Promotion:
     facts_archived: tuple[str, ...]
 
 
-def _now() -> datetime:
-    return datetime.now(timezone.utc)
-
-
 class MemoryTiers:
     """The hierarchy for every tenant of one AgenticMemory (reach it as `memory.tiers`).
 
@@ -64,7 +60,7 @@ class MemoryTiers:
 
     def __init__(
         self, store: MemoryStore, embedder: Embedder, evolver: Evolver, analyser: TierAnalyser, settings: TierSettings, *,
-        retriever: Retriever, tenant: str, llm: LLMClient | None, max_chars: int, clock: Callable[[], datetime] = _now,
+        retriever: Retriever, tenant: str, llm: LLMClient | None, max_chars: int, clock: Callable[[], datetime] = validation.now,
     ) -> None:
         self.store = store
         self.embedder = embedder

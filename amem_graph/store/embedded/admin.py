@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from ... import transfer, validation
+from ... import transfer
 from ...errors import InvalidInput
 from ..base import StoreStats
 from .graph import ConstraintViolation, Node, PropertyGraph
@@ -32,7 +32,6 @@ class EmbeddedAdmin:
     graph: PropertyGraph
     _read: Callable[[Callable[[], Any]], Any]
     _write: Callable[[Callable[[], Any]], Any]
-    _require_dimension: Callable[[], int]
     stats: Callable[..., StoreStats]
 
     def export_records(self, tenant: str, page: int = 2_000) -> Iterator[dict[str, Any]]:
@@ -53,18 +52,16 @@ class EmbeddedAdmin:
         yield from self._read(work)
 
     def import_records(
-        self, tenant: str, nodes: Sequence[dict[str, Any]], relationships: Sequence[dict[str, Any]], batch: int = 1_000
+        self, tenant: str, rows: Sequence[dict[str, Any]], relationships: Sequence[dict[str, Any]], batch: int = 1_000
     ) -> tuple[int, int]:
         """Create an exported tenant in one transaction (all or nothing)."""
-        rows = list(transfer.node_rows(nodes, tenant))
-        dimension = self._require_dimension()
 
         def work() -> tuple[int, int]:
             keys = {}
             for row in rows:
                 props = dict(row["props"])
                 if row["embedding"] is not None:
-                    props["embedding"] = np.asarray(validation.vector(row["embedding"], dimension), dtype=np.float32)
+                    props["embedding"] = np.asarray(row["embedding"], dtype=np.float32)
                 keys[row["key"]] = self.graph.create_node(row["labels"], props)
             if any(r["start"] not in keys or r["end"] not in keys for r in relationships):
                 raise InvalidInput("the export has relationships to nodes it does not hold")
@@ -93,10 +90,9 @@ class EmbeddedAdmin:
 
         return self._read(work)
 
-    def write_embeddings(self, kind: str, rows: Sequence[tuple[str, np.ndarray]]) -> None:
+    def write_embeddings(self, kind: str, rows: Sequence[tuple[str, list[float]]]) -> None:
         label, _ = _EMBEDDED[kind]
-        dimension = self._require_dimension()
-        vectors = [(i, np.asarray(validation.vector(v, dimension), dtype=np.float32)) for i, v in rows]
+        vectors = [(i, np.asarray(v, dtype=np.float32)) for i, v in rows]
 
         def work() -> None:
             for item_id, vector in vectors:

@@ -18,7 +18,6 @@ import numpy as np
 
 from ... import validation
 from ...embedding import canonical_model
-from ...errors import SchemaMismatch
 from ...log import event
 from ...models import LINK_TYPES, Note
 from ..base import SCHEMA_VERSION, SchemaState, StoreStats, Tx
@@ -83,11 +82,6 @@ class EmbeddedStore(EmbeddedAdmin):
         else:
             self.graph.set(lock, writes=lock.props.get("writes", 0) + 1)
 
-    def _require_dimension(self) -> int:
-        if self.dimension is None:
-            raise SchemaMismatch("the store's schema has not been checked yet: open it through AgenticMemory")
-        return self.dimension
-
     def to_note(self, node: Node, *, links: bool = False, with_embedding: bool = False) -> Note:
         props = {k: v for k, v in node.props.items() if k not in ("embedding", "external_vector", "attached")}
         found = [self._link(rel) for rel in self.graph.relationships(node, LINK_TYPES, "both")] if links else []
@@ -141,14 +135,10 @@ class EmbeddedStore(EmbeddedAdmin):
         self._write(work)
         self.dimension = dimension
 
-    def vector_index(self) -> dict[str, Any] | None:
-        if self.dimension is None:
-            return None
-        return {"name": "note_embedding", "type": "EXACT", "state": "ONLINE", "dimension": self.dimension}
-
     def indexes(self) -> list[dict[str, Any]]:
-        vector = self.vector_index()
-        return [vector] if vector else []
+        """The exact k-NN, as `stats` lists Neo4j's vector index."""
+        exact = {"name": "note_embedding", "type": "EXACT", "state": "ONLINE", "dimension": self.dimension}
+        return [exact] if self.dimension is not None else []
 
     # -- what the primitives share ----------------------------------------------------------------
 
