@@ -106,3 +106,25 @@ def test_the_store_the_settings_open() -> None:
     assert Settings.from_env({"AMEM_HOME": "/h", "AMEM_DATA_DIR": "/d"}).embedded_dir == Path("/d")
     with pytest.raises(InvalidInput, match="AMEM_STORE"):
         Settings.from_env({"AMEM_STORE": "sqlite"})
+
+
+def test_fact_writes_apply_only_to_facts_still_active() -> None:
+    from amem_graph.models import Fact
+    from amem_graph.store.base import FactWrite
+    from amem_graph.tiers.persona import still_applying
+
+    active = {"a": Fact(id="a", tenant="t", kind="user_profile", text="I am 30", confidence=0.9)}
+
+    def write(**kw: object) -> FactWrite:
+        return FactWrite(kind="user_profile", text="x", page_id="p", confidence=0.6, embedding=None, **kw)  # type: ignore[arg-type]
+
+    applied = still_applying([
+        write(existing_id="a"),  # a repeat: keeps the higher confidence
+        write(existing_id="gone"),  # replaced or archived meanwhile: dropped
+        write(supersedes="a", reason="new age"),
+        write(supersedes="a", reason="another"),  # "a" is replaced already: this one replaces nothing
+        write(supersedes="gone", reason="old"),
+    ], active)
+    assert [(w.existing_id, w.supersedes, w.confidence) for w in applied] == [
+        ("a", None, 0.9), (None, "a", 0.6), (None, None, 0.6), (None, None, 0.6),
+    ]

@@ -12,7 +12,7 @@ from ..api import AgenticMemory
 from ..embedding import Embedder, composite_text
 from ..models import NO_FILTER, NoteInput
 from .texts import sentences
-from .timing import TimedEmbedder, percentiles
+from .timing import TimedEmbedder, ms, percentiles
 
 
 def run(memory: AgenticMemory, n: int, *, chunk: int = 1000, queries: int = 200, k: int = 10,
@@ -42,16 +42,8 @@ def run(memory: AgenticMemory, n: int, *, chunk: int = 1000, queries: int = 200,
         vectors = timed.embed([texts[i].split(": ", 1)[1][:60] for i in picks])  # query embedding excluded
         for vector in vectors[:20]:  # warm-up: plan cache and JIT, as in a long-running service
             memory.attachments.notes_near(tenant, vector, k, NO_FILTER)
-        knn_ms = []
-        for vector in vectors:
-            began = time.perf_counter()
-            memory.attachments.notes_near(tenant, vector, k, NO_FILTER)
-            knn_ms.append((time.perf_counter() - began) * 1000)
-        search_ms = []
-        for i in picks[: min(len(picks), 100)]:
-            began = time.perf_counter()
-            memory.search(texts[i].split(": ", 1)[1][:60], k=k, tenant=tenant)
-            search_ms.append((time.perf_counter() - began) * 1000)
+        knn_ms = [ms(memory.attachments.notes_near, tenant, vector, k, NO_FILTER) for vector in vectors]
+        search_ms = [ms(memory.search, texts[i].split(": ", 1)[1][:60], k=k, tenant=tenant) for i in picks[:100]]
     finally:
         memory.embedder = original
         if not keep:

@@ -7,14 +7,17 @@ vector store's and the LangGraph store's searches, query by query in turn."""
 
 from __future__ import annotations
 
-import time
 import uuid
 from collections.abc import Callable
 from typing import Any
 
 from ..api import AgenticMemory
 from .texts import sentences
-from .timing import percentiles
+from .timing import ms, percentiles
+
+# Each adapter's path beside the engine call it wraps.
+RATIOS = (("vectorstore_add", "add"), ("store_put", "add"), ("history_add", "add"), ("retriever", "search"),
+          ("vectorstore_search", "search"), ("store_search", "search"))
 
 
 def run(memory: AgenticMemory, n: int = 100, *, queries: int = 50, keep: bool = False, seed: int = 7) -> dict[str, Any]:
@@ -43,7 +46,7 @@ def run(memory: AgenticMemory, n: int = 100, *, queries: int = 50, keep: bool = 
         "vectorstore_search": lambda _, q: documents.similarity_search(q, k=5),
         "store_search": lambda _, q: items.search((tenants["items"],), query=q, limit=5),
     }
-    for name, read in reads.items():  # warm-up: plan caches, as in a long-running service
+    for read in reads.values():  # warm-up: plan caches, as in a long-running service
         read(0, asked[0])
     read_ms = _alternate(reads, list(enumerate(asked)))
     if not keep:
@@ -57,14 +60,7 @@ def run(memory: AgenticMemory, n: int = 100, *, queries: int = 50, keep: bool = 
         "queries": len(asked),
         "analysis": memory.analyser.__class__.__name__,
         "ms": timings,
-        "ratio_p50": {
-            "vectorstore_add / add": _ratio(timings, "vectorstore_add", "add"),
-            "store_put / add": _ratio(timings, "store_put", "add"),
-            "history_add / add": _ratio(timings, "history_add", "add"),
-            "retriever / search": _ratio(timings, "retriever", "search"),
-            "vectorstore_search / search": _ratio(timings, "vectorstore_search", "search"),
-            "store_search / search": _ratio(timings, "store_search", "search"),
-        },
+        "ratio_p50": {f"{adapter} / {engine}": _ratio(timings, adapter, engine) for adapter, engine in RATIOS},
         "tenants": tenants if keep else None,
     }
 
@@ -74,9 +70,7 @@ def _alternate(calls: dict[str, Callable[[int, str], Any]], inputs: list[tuple[i
     samples: dict[str, list[float]] = {name: [] for name in calls}
     for i, text in inputs:
         for name, call in calls.items():
-            began = time.perf_counter()
-            call(i, text)
-            samples[name].append((time.perf_counter() - began) * 1000)
+            samples[name].append(ms(call, i, text))
     return samples
 
 

@@ -8,6 +8,7 @@ import re
 import time
 from collections import Counter, defaultdict
 from collections.abc import Callable, Sequence
+from contextlib import closing
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -130,7 +131,8 @@ def run(
         raise LLMNotConfigured("--qa answers with the configured LLM: set AMEM_LLM_BASE_URL (and AMEM_LLM_API_KEY)")
     if not ks or any(k < 1 or k > 1000 for k in ks):
         raise InvalidInput(f"k must be 1-1000, got {list(ks)}")
-    chosen = _chosen(locomo.load(data), conversations)
+    every = locomo.load(data)
+    chosen = [locomo.pick(every, name) for name in conversations] if conversations else every
     dropped: Counter[str] = Counter()
     questions: list[tuple[str, locomo.Question]] = []
     flat: dict[str, Sequence[NoteInput]] = {}
@@ -168,16 +170,14 @@ def run(
     if ablations and mode != "tiers":
         result["ablations"] = {}
         for name, (change, ablated_hops) in ABLATIONS.items():
-            retriever = Retriever(memory._store, memory.embedder, replace(Tuning(), **change))  # beside the memory's own
-            try:
+            # A retriever beside the memory's own, closed after its run.
+            with closing(Retriever(memory._store, memory.embedder, replace(Tuning(), **change))) as retriever:
                 result["ablations"][name] = evaluate(
                     lambda tenant, q, r=retriever, h=hops if ablated_hops is None else ablated_hops: [
                         str(hit.note.source) for hit in r.search(tenant, q.question, k=depth, hops=h)
                     ],
                     questions, ks,
                 )
-            finally:
-                retriever.close()
     if qa and memory.llm is not None and mode != "tiers":
         result["qa"] = _qa(memory, memory.llm, questions, qa_k)
     seconds = [r["seconds"] for r in ingest_report.values() if r["seconds"] is not None]
@@ -194,12 +194,6 @@ def run(
     }
     result["store"] = {"kind": memory.admin.kind, "location": memory.admin.location}
     return result
-
-
-def _chosen(data: list[dict[str, Any]], names: Sequence[str] | None) -> list[dict[str, Any]]:
-    if not names:
-        return data
-    return [locomo.pick(data, name) for name in names]
 
 
 def _baselines(

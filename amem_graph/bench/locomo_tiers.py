@@ -11,7 +11,7 @@ from typing import Any
 
 from ..api import AgenticMemory
 from ..models import NoteInput
-from .timing import percentiles
+from .timing import ms, percentiles
 
 CONTEXT = {"segments": 5, "pages": 10, "facts": 10}  # notes and matches: the deepest k of the run
 
@@ -31,9 +31,7 @@ def ingest(memory: AgenticMemory, tenant: str, turns: Sequence[NoteInput]) -> tu
         if session is not None and turn.session != session:
             memory.tiers.flush(tenant=tenant, session_id=session)
         session = turn.session
-        started = time.perf_counter()
-        memory.add_turn(turn.content, tenant=tenant, session_id=str(turn.session), at=turn.event_time)
-        latencies.append((time.perf_counter() - started) * 1000)
+        latencies.append(ms(memory.add_turn, turn.content, tenant=tenant, session_id=str(turn.session), at=turn.event_time))
     memory.tiers.flush(tenant=tenant)
     seconds = time.perf_counter() - began
     pages = memory.tiers.pages(tenant=tenant, limit=len(turns) + 1)

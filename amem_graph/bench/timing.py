@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -23,6 +24,13 @@ class TimedEmbedder(Embedder):
             return super().embed(texts)
         finally:
             self.seconds += time.perf_counter() - started
+
+
+def ms(call: Callable[..., object], *args: Any, **kwargs: Any) -> float:
+    """Milliseconds that `call(*args, **kwargs)` takes."""
+    began = time.perf_counter()
+    call(*args, **kwargs)
+    return (time.perf_counter() - began) * 1000
 
 
 def percentiles(samples_ms: Sequence[float]) -> dict[str, float]:

@@ -19,10 +19,10 @@ app.add_typer(bench.app, name="bench")
 notes.register(app)
 history.register(app)
 tiers.register(app)
-browser.register(app)
+app.command()(user_errors(browser.browser))
 transfer.register(app)
-ingest.register(app)
-demo.register(app)
+app.command()(user_errors(ingest.ingest))
+app.command()(user_errors(demo.demo))
 app.command()(user_errors(doctor))
 
 

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
-from dataclasses import replace
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, Any
@@ -29,6 +27,7 @@ StoreOption = Annotated[
     StoreChoice | None,  # type: ignore[valid-type]
     typer.Option("--store", help="both: one after the other, side by side [default: as configured]"),
 ]
+JsonOutOption = Annotated[Path | None, typer.Option("--json", help="Also write the result here")]
 
 
 def _budgets(value: str) -> list[int]:
@@ -43,22 +42,14 @@ def _budgets(value: str) -> list[int]:
     return budgets
 
 
-def _memory(store: str | None) -> AgenticMemory:
-    """A memory on the store asked for (the configured one by default)."""
-    settings = Settings.from_env()
-    if store is not None:
-        settings = replace(settings, store=store)
-    return AgenticMemory(settings)
-
-
 def _on_stores(store: StrEnum | None, bench: Callable[[AgenticMemory], dict[str, Any]]) -> dict[str, Any]:
     """`bench` on the store asked for, or on each store in turn with both results side by side."""
     if store != "both":
-        with _memory(store and store.value) as mem:
+        with memory(store=store and store.value) as mem:
             return bench(mem)
     results = {}
     for kind in ("neo4j", "embedded"):
-        with _memory(kind) as mem:
+        with memory(store=kind) as mem:
             results[kind] = bench(mem)
     return {"stores": results}
 
@@ -67,7 +58,7 @@ def _on_stores(store: StrEnum | None, bench: Callable[[AgenticMemory], dict[str,
 @user_errors
 def ingest(
     n: Annotated[int, typer.Option("--n", min=1, help="Notes to ingest")] = 10_000,
-    json_out: Annotated[Path | None, typer.Option("--json", help="Also write the result here")] = None,
+    json_out: JsonOutOption = None,
     chunk: Annotated[int, typer.Option(min=1, help="Notes per alternating embed-only / ingest round")] = 1000,
     queries: Annotated[int, typer.Option(min=1, help="k-NN queries to time")] = 200,
     k: Annotated[int, typer.Option(min=1, max=1000)] = 10,
@@ -76,9 +67,7 @@ def ingest(
 ) -> None:
     """Bulk-ingest throughput vs embedding alone (same run), and k-NN latency without query embedding."""
     result = _on_stores(store, lambda mem: ingest_bench.run(mem, n, chunk=chunk, queries=queries, k=k, keep=keep))
-    if json_out:
-        json_out.write_text(json.dumps(result, indent=2) + "\n")
-    print_json(result)
+    print_json(result, also_to=json_out)
 
 
 @app.command("langchain")
@@ -86,7 +75,7 @@ def ingest(
 def langchain(
     n: Annotated[int, typer.Option("--n", min=1, help="Texts written through each path")] = 100,
     queries: Annotated[int, typer.Option(min=1, help="Queries read through each path")] = 50,
-    json_out: Annotated[Path | None, typer.Option("--json", help="Also write the result here")] = None,
+    json_out: JsonOutOption = None,
     keep: Annotated[bool, typer.Option(help="Keep the benchmark tenants instead of deleting them")] = False,
 ) -> None:
     """The LangChain / LangGraph adapters against the engine's own calls, in turn: ms per call and ratios."""
@@ -96,16 +85,14 @@ def langchain(
         raise InvalidInput(f"{err}: pip install 'amem-graph[langchain]'") from None
     with memory() as mem:
         result = langchain_bench.run(mem, n, queries=queries, keep=keep)
-    if json_out:
-        json_out.write_text(json.dumps(result, indent=2) + "\n")
-    print_json(result)
+    print_json(result, also_to=json_out)
 
 
 @app.command("llm-cost")
 @user_errors
 def llm_cost(
     data: Annotated[Path, typer.Option(help="LoCoMo JSON, e.g. ../shared/data/locomo/locomo-dev.json")],
-    json_out: Annotated[Path | None, typer.Option("--json", help="Also write the result here")] = None,
+    json_out: JsonOutOption = None,
     conversation: Annotated[str | None, typer.Option(help="sample_id [default: the first]")] = None,
     limit: Annotated[int | None, typer.Option(min=1, help="Only the first N turns")] = None,
     keep: Annotated[bool, typer.Option(help="Keep the benchmark tenant instead of deleting it")] = False,
@@ -115,16 +102,14 @@ def llm_cost(
     """LLM calls and tokens per added note (or turn), latency without LLM time (scripted LLM, one conversation)."""
     bench = llm_cost_bench.run if mode == "notes" else llm_cost_bench.run_tiers
     result = bench(Settings.from_env(), data, conversation=conversation, limit=limit, keep=keep)
-    if json_out:
-        json_out.write_text(json.dumps(result, indent=2) + "\n")
-    print_json(result)
+    print_json(result, also_to=json_out)
 
 
 @app.command()
 @user_errors
 def locomo(
     data: Annotated[Path, typer.Option(help="LoCoMo JSON, e.g. ../shared/data/locomo/locomo-dev.json")],
-    json_out: Annotated[Path | None, typer.Option("--json", help="Also write the result here")] = None,
+    json_out: JsonOutOption = None,
     conversations: Annotated[
         str | None, typer.Option(help="Comma-separated sample_ids [default: all]")
     ] = None,
@@ -154,6 +139,4 @@ def locomo(
         mem, data, conversations=names, ks=budgets, hops=hops, prefix=prefix, ablations=ablations,
         limit=questions, qa=qa, turns=turns, mode=mode.value,
     ))
-    if json_out:
-        json_out.write_text(json.dumps(result, indent=2) + "\n")
-    print_json(result)
+    print_json(result, also_to=json_out)

@@ -11,14 +11,10 @@ from rich.text import Text
 from .. import cypher
 from ..server import LocalNeo4j
 from ..settings import Settings
-from .common import console, print_json, user_errors
+from .common import console, print_json
 from .notes import JsonOption, TenantOption
 
 BROWSER_PORT = 7474  # Neo4j's default HTTP port, for a server this CLI did not start
-
-
-def register(app: typer.Typer) -> None:
-    app.command()(user_errors(browser))
 
 
 def browser(

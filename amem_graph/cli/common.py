@@ -7,6 +7,7 @@ import json
 import sys
 from collections.abc import Callable, Sequence
 from enum import StrEnum
+from pathlib import Path
 from typing import Any, ParamSpec, TypeVar
 
 import typer
@@ -86,5 +87,8 @@ def choices(name: str, values: Sequence[str]) -> type[StrEnum]:
     return StrEnum(name, {value: value for value in values})
 
 
-def print_json(data: Any) -> None:
+def print_json(data: Any, also_to: Path | None = None) -> None:
+    """`data` as JSON on standard output; with `also_to` (a benchmark's --json PATH), in that file too."""
+    if also_to:
+        also_to.write_text(json.dumps(data, indent=2) + "\n")
     sys.stdout.write(json.dumps(data, indent=2, default=str, ensure_ascii=False) + "\n")

@@ -15,7 +15,7 @@ from ..api import AgenticMemory
 from ..errors import AmemError
 from ..server import LocalNeo4j
 from ..settings import Settings
-from .common import console, plain, short_id, text_column, user_errors, value_column
+from .common import console, plain, short_id, text_column, value_column
 from .ingest import ingest
 from .notes import hits_table
 
@@ -30,10 +30,6 @@ def sample() -> Path:
         if candidate.exists():
             return candidate
     raise AmemError(f"the sample conversation is missing (looked at {_PACKAGED} and {_SOURCE}): reinstall amem-graph")
-
-
-def register(app: typer.Typer) -> None:
-    app.command()(user_errors(demo))
 
 
 def demo(

@@ -36,9 +36,7 @@ def _store(settings: Settings) -> str:
 
 
 def _java(settings: Settings) -> str:
-    if reason := _not_needed(settings):
-        return reason
-    return LocalNeo4j.for_settings(settings).java()
+    return _not_needed(settings) or LocalNeo4j.for_settings(settings).java()
 
 
 def _jars(settings: Settings) -> str:

@@ -3,7 +3,10 @@
 
 from __future__ import annotations
 
+import functools
 import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated
 
@@ -21,7 +24,7 @@ from rich.progress import (
 from rich.text import Text
 
 from .. import ingest as reader
-from .common import choices, console, print_json, user_errors
+from .common import choices, console, print_json
 from .notes import JsonOption, TenantOption, memory
 
 FORMATS = ("auto", "notes", "turns", "locomo")
@@ -31,10 +34,6 @@ Format = choices("Format", FORMATS)
 class RateColumn(ProgressColumn):
     def render(self, task: Task) -> Text:
         return Text(f"{task.speed:.1f}/s" if task.speed else "–/s")
-
-
-def register(app: typer.Typer) -> None:
-    app.command()(user_errors(ingest))
 
 
 def ingest(
@@ -54,23 +53,23 @@ def ingest(
         if kind == "turns":
             every = reader.turns(path, mem.settings.max_content_chars)[:limit]
             todo = reader.pending_turns(every, mem.tiers.session_page_counts())
-            with _Progress(len(todo), "turns") as (progress, task):
+            with _progress(len(todo), "turns") as advance:
                 for turn in todo:
                     mem.add_turn(turn.user, turn.assistant, session_id=turn.session_id, at=turn.at)
-                    progress.advance(task)
+                    advance()
         else:
             every = reader.notes(path, mem.settings.max_content_chars, conversation=conversation)[:limit]
             held = mem.existing(every)
             todo = [note for i, note in enumerate(every) if i not in held]
-            with _Progress(len(todo), "notes") as (progress, task):
+            with _progress(len(todo), "notes") as advance:
                 if bulk:
-                    mem.add_many(todo, on_batch=lambda n: progress.advance(task, n))
+                    mem.add_many(todo, on_batch=advance)
                 else:
                     for note in todo:
                         mem.add(note.content, source=note.source, keywords=note.keywords, tags=note.tags,
                                 context=note.context, category=note.category, importance=note.importance,
                                 event_time=note.event_time, id=note.id, session=note.session, speaker=note.speaker)
-                        progress.advance(task)
+                        advance()
     seconds = time.perf_counter() - began
     report = {"format": kind, "records": len(every), "added": len(todo), "skipped": len(every) - len(todo),
               "seconds": round(seconds, 2), "per_s": round(len(todo) / seconds, 1) if seconds else None}
@@ -81,19 +80,9 @@ def ingest(
                       f"{report['seconds']} s.")
 
 
-class _Progress:
-    """A progress bar on standard error (standard output stays for the report)."""
-
-    def __init__(self, total: int, what: str) -> None:
-        self.bar = Progress(
-            TextColumn(what), BarColumn(), MofNCompleteColumn(), RateColumn(), TimeRemainingColumn(),
-            console=Console(stderr=True), transient=False,
-        )
-        self.total = total
-
-    def __enter__(self) -> tuple[Progress, int]:
-        self.bar.start()
-        return self.bar, self.bar.add_task("", total=self.total)
-
-    def __exit__(self, *exc: object) -> None:
-        self.bar.stop()
+@contextmanager
+def _progress(total: int, what: str) -> Iterator[Callable[..., None]]:
+    """A progress bar on standard error (standard output stays for the report); yields its `advance(n=1)`."""
+    columns = (TextColumn(what), BarColumn(), MofNCompleteColumn(), RateColumn(), TimeRemainingColumn())
+    with Progress(*columns, console=Console(stderr=True), transient=False) as bar:
+        yield functools.partial(bar.advance, bar.add_task("", total=total))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Annotated, Any, TypeVar
 
 import typer
@@ -38,8 +39,10 @@ FULL_ID = 36  # a uuid; a shorter id that names no note may be the start of one
 MIN_PREFIX = 4  # shorter prefixes would match too many notes to be worth a scan
 
 
-def memory(tenant: str | None = None) -> AgenticMemory:
-    return AgenticMemory(Settings.from_env(), tenant=tenant)
+def memory(tenant: str | None = None, store: str | None = None) -> AgenticMemory:
+    """A memory as the environment configures it; `store` (`bench --store`) overrides AMEM_STORE."""
+    settings = Settings.from_env()
+    return AgenticMemory(settings if store is None else replace(settings, store=store), tenant=tenant)
 
 
 def register(app: typer.Typer) -> None:

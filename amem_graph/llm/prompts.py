@@ -28,45 +28,23 @@ def _strings() -> dict[str, Any]:
     return {"type": "array", "items": {"type": "string"}}
 
 
-ANALYSIS_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "additionalProperties": False,
-    "required": ["keywords", "context", "tags", "links", "neighbour_updates"],
-    "properties": {
-        "keywords": _strings(),
-        "context": {"type": "string"},
-        "tags": _strings(),
-        "links": {
-            "type": "array",
-            "items": {
-                "type": "object",
-                "additionalProperties": False,
-                "required": ["target_id", "type", "reason", "confidence"],
-                "properties": {
-                    "target_id": {"type": "string"},
-                    "type": {"type": "string", "enum": sorted(LINK_TYPES)},
-                    "reason": {"type": "string"},
-                    "confidence": {"type": "number"},
-                },
-            },
-        },
-        "neighbour_updates": {
-            "type": "array",
-            "items": {
-                "type": "object",
-                "additionalProperties": False,
-                "required": ["id", "context", "add_tags", "remove_tags", "reason"],
-                "properties": {
-                    "id": {"type": "string"},
-                    "context": {"type": ["string", "null"]},
-                    "add_tags": _strings(),
-                    "remove_tags": _strings(),
-                    "reason": {"type": "string"},
-                },
-            },
-        },
-    },
-}
+def _object(**properties: Any) -> dict[str, Any]:
+    """A strict JSON-schema object (what structured output asks for): every property required, no other."""
+    return {"type": "object", "additionalProperties": False, "required": list(properties), "properties": properties}
+
+
+_LINK = _object(
+    target_id={"type": "string"}, type={"type": "string", "enum": sorted(LINK_TYPES)}, reason={"type": "string"},
+    confidence={"type": "number"},
+)
+_UPDATE = _object(
+    id={"type": "string"}, context={"type": ["string", "null"]}, add_tags=_strings(), remove_tags=_strings(),
+    reason={"type": "string"},
+)
+ANALYSIS_SCHEMA = _object(
+    keywords=_strings(), context={"type": "string"}, tags=_strings(), links={"type": "array", "items": _LINK},
+    neighbour_updates={"type": "array", "items": _UPDATE},
+)
 
 
 def handle(position: int) -> str:
@@ -98,12 +76,7 @@ QA_PROMPT_VERSION = "qa-v1"
 QA_SYSTEM = """Answer the question from the memories only, in a short phrase (a name, a date, a few words).
 Dates: give the date the memory's time stamp implies (e.g. "the week before 9 June 2023").
 If the memories do not say, answer exactly "Not mentioned". Return JSON: {"answer": "..."}"""
-QA_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "additionalProperties": False,
-    "required": ["answer"],
-    "properties": {"answer": {"type": "string"}},
-}
+QA_SCHEMA = _object(answer={"type": "string"})
 
 
 def qa_messages(question: str, memories: str) -> list[dict[str, str]]:
@@ -122,22 +95,12 @@ MAX_PAGE_CHARS = 1_500  # each side of a turn, in a prompt
 TURN_SYSTEM = """Dialogue memory. Decide whether NEW continues the topic of PREVIOUS (same conversation thread).
 Return JSON: continues (true/false); chain_summary: one short sentence summing up the thread so far (with NEW,
 if it continues; else NEW alone); keywords: 3-6 key terms of NEW (names, things, events)."""
-TURN_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "additionalProperties": False,
-    "required": ["continues", "chain_summary", "keywords"],
-    "properties": {"continues": {"type": "boolean"}, "chain_summary": {"type": "string"}, "keywords": _strings()},
-}
+TURN_SCHEMA = _object(continues={"type": "boolean"}, chain_summary={"type": "string"}, keywords=_strings())
 
 SEGMENT_SYSTEM = """Topic memory. SUMMARY sums up a topic of past dialogue; NEW is a turn that joins it.
 Return JSON: summary: the topic's summary including what NEW adds (at most 3 sentences, keep names, dates,
 numbers); keywords: 3-8 key terms of the topic."""
-SEGMENT_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "additionalProperties": False,
-    "required": ["summary", "keywords"],
-    "properties": {"summary": {"type": "string"}, "keywords": _strings()},
-}
+SEGMENT_SCHEMA = _object(summary={"type": "string"}, keywords=_strings())
 
 PERSONA_SYSTEM = """Long-term personal memory. From the dialogue PAGES (p1..pN), extract lasting facts:
 profile: what the user is, has, likes, does (one fact per item, e.g. "Has a beagle named Max");
@@ -145,36 +108,15 @@ user_knowledge: facts about the world the user told;
 assistant_knowledge: what the assistant said it did, knows or committed to for this user.
 Return JSON: facts: [{kind (profile|user_knowledge|assistant_knowledge), text (one short sentence), page
 (the handle it came from), confidence 0-1}]. Only facts stated in the pages; none is fine."""
-PERSONA_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "additionalProperties": False,
-    "required": ["facts"],
-    "properties": {
-        "facts": {
-            "type": "array",
-            "items": {
-                "type": "object",
-                "additionalProperties": False,
-                "required": ["kind", "text", "page", "confidence"],
-                "properties": {
-                    "kind": {"type": "string", "enum": ["profile", "user_knowledge", "assistant_knowledge"]},
-                    "text": {"type": "string"},
-                    "page": {"type": "string"},
-                    "confidence": {"type": "number"},
-                },
-            },
-        }
-    },
-}
+_FACT = _object(
+    kind={"type": "string", "enum": ["profile", "user_knowledge", "assistant_knowledge"]}, text={"type": "string"},
+    page={"type": "string"}, confidence={"type": "number"},
+)
+PERSONA_SCHEMA = _object(facts={"type": "array", "items": _FACT})
 
 RESPOND_SYSTEM = """You are a helpful assistant with a memory of this user. Use the MEMORY below where it helps;
 do not mention it unless asked. Return JSON: {"reply": "..."}"""
-RESPOND_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "additionalProperties": False,
-    "required": ["reply"],
-    "properties": {"reply": {"type": "string"}},
-}
+RESPOND_SCHEMA = _object(reply={"type": "string"})
 
 
 def page_handle(position: int) -> str:

@@ -305,7 +305,8 @@ class TierTx(Protocol):
         it) and their embeddings if asked."""
 
     def write_facts(self, segment_id: str, facts: Sequence[FactWrite], now: datetime) -> None:
-        """Reinforce facts still in use, then create the new ones (invalidating those they supersede)."""
+        """Reinforce facts (one more mention, the confidence given), then create the new ones, invalidating those
+        they supersede; which still apply, the tiers decide (`persona.still_applying`)."""
 
 
 

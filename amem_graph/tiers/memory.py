@@ -254,7 +254,7 @@ class MemoryTiers:
             writes = persona.decide(facts.facts, vectors, existing, assistant=self.settings.assistant,
                                     analysis=facts.analysis, model=facts.model)
         now = self.clock()
-        archived = self.store.write(tenant, partial(self._write_facts, segment_id=segment.id, writes=writes, now=now)) if writes else []
+        writes, archived = self.store.write(tenant, partial(self._write_facts, segment_id=segment.id, writes=writes, now=now)) if writes else ([], [])
         self.store.write(tenant, lambda tx: tx.mark_promoted(segment.id, derived, now))
         return Promotion(
             segment.id, segment.heat, tuple(note_id for _, note_id in derived),
@@ -394,13 +394,16 @@ class MemoryTiers:
         })])
         return True
 
-    def _write_facts(self, tx: Tx, segment_id: str, writes: Sequence[FactWrite], now: datetime) -> list[str]:
-        """The promotion's facts, then archiving past each kind's capacity; returns the archived ids."""
-        tx.write_facts(segment_id, writes, now)
-        active = [f for f, _, _ in tx.facts(None)]
-        archived = persona.past_capacity(active, self.settings.fact_capacity)
+    def _write_facts(
+        self, tx: Tx, segment_id: str, writes: Sequence[FactWrite], now: datetime
+    ) -> tuple[list[FactWrite], list[str]]:
+        """The promotion's facts as they still apply to the facts active now, then archiving past each kind's
+        capacity; returns the writes made and the archived ids."""
+        applied = persona.still_applying(writes, {f.id: f for f, _, _ in tx.facts(None)})
+        tx.write_facts(segment_id, applied, now)
+        archived = persona.past_capacity([f for f, _, _ in tx.facts(None)], self.settings.fact_capacity)
         tx.update("Fact", [(fact_id, {"archived_at": now}) for fact_id in archived])
-        return archived
+        return applied, archived
 
     @staticmethod
     def _session(session_id: Any) -> str:

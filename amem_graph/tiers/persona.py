@@ -6,7 +6,8 @@ Boston") replaces the old fact, which is kept, invalidated, as history. Facts th
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
 
 import numpy as np
 
@@ -78,6 +79,26 @@ def decide(
             writes.append(FactWrite(embedding=vector, **common))
         batch.append((fact.kind, fact.text, vector))
     return writes
+
+
+def still_applying(writes: Sequence[FactWrite], active: Mapping[str, Fact]) -> list[FactWrite]:
+    """`decide`'s writes against the facts active when they are written (another promotion may have run
+    between): a repeat of a fact replaced or archived meanwhile is dropped, a reinforced fact keeps the higher
+    confidence, and a fact already replaced keeps its first successor (a new fact then replaces nothing)."""
+    confidence = {fact_id: fact.confidence for fact_id, fact in active.items()}
+    replaced: set[str] = set()
+    applied = []
+    for write in writes:
+        if write.existing_id is not None:
+            if write.existing_id in active:
+                confidence[write.existing_id] = max(confidence[write.existing_id], write.confidence)
+                applied.append(replace(write, confidence=confidence[write.existing_id]))
+        elif write.supersedes is not None and (write.supersedes not in active or write.supersedes in replaced):
+            applied.append(replace(write, supersedes=None, reason=""))
+        else:
+            replaced |= {write.supersedes} if write.supersedes else set()
+            applied.append(write)
+    return applied
 
 
 def _same(a: str, b: str, cosine: float) -> bool:

@@ -18,7 +18,6 @@ WITH f, row
 CALL (f, row) {
   WITH f, row WHERE row.supersedes IS NOT NULL
   MATCH (old:Fact {tenant: $tenant, id: row.supersedes})
-  WHERE old.invalid_at IS NULL AND old.archived_at IS NULL  // one already replaced keeps its first successor
   SET old.invalid_at = $now
   CREATE (old)-[:SUPERSEDED_BY {reason: row.reason, at: $now}]->(f)
 }

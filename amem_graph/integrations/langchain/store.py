@@ -9,6 +9,7 @@ import hashlib
 import json
 import re
 from collections.abc import Iterable, Sequence
+from contextlib import suppress
 from dataclasses import replace
 from typing import Any
 
@@ -93,10 +94,8 @@ class AmemStore(langgraph_store.BaseStore):
         tenant = tenant_of(op.namespace)
         note_id = item_id(tenant, op.key)
         if op.value is None:
-            try:
+            with suppress(NoteNotFound):
                 self.memory.delete(note_id, tenant=tenant)
-            except NoteNotFound:
-                pass
             return
         if not isinstance(op.value, dict):
             raise InvalidInput(f"a store value must be a dict, got {type(op.value).__name__}")

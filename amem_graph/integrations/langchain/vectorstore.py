@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import uuid
 from collections.abc import Callable, Iterable, Sequence
+from contextlib import suppress
 from typing import Any
 
 import numpy as np
@@ -113,10 +114,8 @@ class AmemVectorStore(VectorStore):
         if ids is None:
             raise InvalidInput("name the ids to delete (a whole tenant goes with `amem-graph delete -t TENANT`)")
         for doc in self.get_by_ids(ids):  # only what this store shows: never a chat message or a store item
-            try:
+            with suppress(NoteNotFound):  # already gone: deleting is idempotent
                 self.memory.delete(doc.id or "", tenant=self.tenant)
-            except NoteNotFound:
-                pass  # already gone: deleting is idempotent
         return True
 
     # -- reading ----------------------------------------------------------------------------------
@@ -130,10 +129,8 @@ class AmemVectorStore(VectorStore):
                 if attached[note_id].kind == KIND:
                     documents.append(note_document(attached[note_id].note, attached[note_id].attached))
                 continue
-            try:
+            with suppress(NoteNotFound):
                 documents.append(note_document(self.memory.get(note_id, tenant=self.tenant), None))
-            except NoteNotFound:
-                pass
         return documents
 
     def similarity_search(self, query: str, k: int = 4, **kwargs: Any) -> list[Document]:
@@ -163,10 +160,9 @@ class AmemVectorStore(VectorStore):
 
     def _nearest(self, vector: Sequence[float], k: int) -> list[tuple[Document, float]]:
         store = self.memory.attachments
-        if self.embedding is not None:
-            found = store.search(self.tenant, KIND, vector, k, external=True)
-            return [(note_document(a.note, a.attached), float(a.score or 0.0)) for a in found]
-        if k < EVERY:  # the shared note index first; it cannot tell documents from chat notes while it searches
+        external = self.embedding is not None
+        # The shared note index first; it cannot tell documents from chat notes while it searches.
+        if not external and k < EVERY:
             hits = store.notes_near(self.tenant, np.asarray(vector, dtype=np.float32), 3 * k + 10, SUPERSEDED_TOO)
             kinds = {a.note.id: a for a in store.attached(self.tenant, [note.id for note, _ in hits])}
             shown = [
@@ -175,7 +171,7 @@ class AmemVectorStore(VectorStore):
             ]
             if len(shown) >= k or len(hits) < 3 * k + 10:
                 return shown[:k]
-        found = store.search(self.tenant, KIND, vector, k, external=False, plain=True)
+        found = store.search(self.tenant, KIND, vector, k, external=external, plain=not external)
         return [(note_document(a.note, a.attached), float(a.score or 0.0)) for a in found]
 
     def _select_relevance_score_fn(self) -> Callable[[float], float]:

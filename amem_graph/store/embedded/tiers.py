@@ -248,12 +248,9 @@ class EmbeddedTiers:
     def _reinforce(self, f: FactWrite, segment: Node | None, page: Node | None, now: datetime) -> None:
         """cypher/persona/reinforce.cypher for one fact."""
         fact = self._by_id("Fact", f.existing_id or "")
-        if fact is None or fact.props.get("invalid_at") is not None or fact.props.get("archived_at") is not None:
+        if fact is None or segment is None or page is None:
             return
-        if segment is None or page is None:
-            return
-        self.graph.set(fact, mentions=fact.props.get("mentions", 1) + 1, updated_at=now,
-                       confidence=max(f.confidence, fact.props.get("confidence", 0.0)))
+        self.graph.set(fact, mentions=fact.props.get("mentions", 1) + 1, updated_at=now, confidence=f.confidence)
         for target in (segment, page):
             if not any(r.end == target.key for r in self.graph.relationships(fact, ["DERIVED_FROM"])):
                 self.graph.create_rel("DERIVED_FROM", fact, target)
@@ -272,8 +269,7 @@ class EmbeddedTiers:
         self.graph.create_rel("DERIVED_FROM", fact, segment)
         self.graph.create_rel("DERIVED_FROM", fact, page)
         if f.supersedes is not None:
-            old = self._by_id("Fact", f.supersedes)
-            if old is not None and old.props.get("invalid_at") is None and old.props.get("archived_at") is None:
+            if (old := self._by_id("Fact", f.supersedes)) is not None:
                 self.graph.set(old, invalid_at=now)
                 self.graph.create_rel("SUPERSEDED_BY", old, fact, {"reason": f.reason, "at": now})
 
