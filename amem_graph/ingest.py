@@ -5,7 +5,7 @@ and content), and a session's turns already held are skipped (turns are taken in
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from datetime import datetime
 from pathlib import Path
 from typing import Any, Literal
@@ -16,8 +16,7 @@ from .errors import InvalidInput
 from .models import NoteInput
 
 Format = Literal["notes", "turns", "locomo"]
-NOTE_FIELDS = {"content", "source", "keywords", "tags", "context", "category", "importance", "event_time", "id",
-               "session", "speaker"}
+NOTE_FIELDS = {f.name for f in fields(NoteInput)}
 TURN_FIELDS = {"user", "assistant", "session_id", "at"}
 
 
@@ -33,8 +32,7 @@ def detect(path: Path) -> Format:
     """`locomo` for a .json file, else by the first line's fields: `content` → notes, `user`/`assistant` → turns."""
     if path.suffix == ".json":
         return "locomo"
-    for line in _lines(path):
-        record = line[1]
+    for _, record in _lines(path):
         return "turns" if {"user", "assistant"} & set(record) and "content" not in record else "notes"
     raise InvalidInput(f"{path} holds no record")
 
@@ -46,8 +44,7 @@ def notes(path: Path, max_chars: int, *, conversation: str | None = None) -> lis
         return locomo.turns(locomo.pick(locomo.load(path), conversation))
     out = []
     for number, record in _lines(path):
-        unknown = set(record) - NOTE_FIELDS
-        if unknown or "content" not in record:
+        if set(record) - NOTE_FIELDS or "content" not in record:
             raise InvalidInput(f"line {number}: a note has `content` and only {sorted(NOTE_FIELDS)}; got {sorted(record)}")
         try:
             out.append(validation.note_input(NoteInput(**{
@@ -63,10 +60,9 @@ def turns(path: Path, max_chars: int) -> list[Turn]:
     `session_id` (default "default"), `at` (ISO-8601)."""
     out = []
     for number, record in _lines(path):
-        unknown = set(record) - TURN_FIELDS
         user, assistant = record.get("user") or "", record.get("assistant") or ""
         try:
-            if unknown:
+            if set(record) - TURN_FIELDS:
                 raise InvalidInput(f"a turn has only {sorted(TURN_FIELDS)}; got {sorted(record)}")
             user = validation.text(user, "user", max_chars, allow_empty=True)
             assistant = validation.text(assistant, "assistant", max_chars, allow_empty=True)

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass, field
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass, field, fields, is_dataclass
 from datetime import datetime
 from typing import Any, Literal
 
@@ -66,10 +66,7 @@ class NoteChanges:
     reason: str = "update"
 
     def is_empty(self) -> bool:
-        return all(
-            getattr(self, name) is None
-            for name in ("content", "keywords", "tags", "context", "category", "importance", "event_time")
-        )
+        return all(getattr(self, f.name) is None for f in fields(self) if f.name != "reason")
 
 
 @dataclass(frozen=True)
@@ -105,15 +102,7 @@ class Note:
 
     def to_dict(self, *, with_embedding: bool = False) -> dict[str, Any]:
         """JSON-ready form (ISO times, links as dicts)."""
-        out: dict[str, Any] = {}
-        for name in self.__dataclass_fields__:
-            value = getattr(self, name)
-            if name == "embedding" and not with_embedding:
-                continue
-            if name == "links":
-                value = [_jsonable(vars(link)) for link in value]
-            out[name] = _jsonable(value)
-        return out
+        return _fields(self, skip=() if with_embedding else ("embedding",))
 
 
 @dataclass(frozen=True)
@@ -167,16 +156,9 @@ class SearchHit:
         return len(self.path)
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "score": self.score,
-            "vector_score": self.vector_score,
-            "fulltext_score": self.fulltext_score,
-            "seed_score": self.seed_score,
-            "hops": self.hops,
-            "path": [vars(step) for step in self.path],
-            "boosts": dict(self.boosts),
-            "note": self.note.to_dict(),
-        }
+        scores = _fields(self, skip=("note", "path", "boosts"))  # the score and the three index scores
+        return {**scores, "hops": self.hops, "path": _jsonable(self.path), "boosts": dict(self.boosts),
+                "note": self.note.to_dict()}
 
 
 @dataclass(frozen=True)
@@ -271,12 +253,7 @@ class NoteHistory:
     superseded_by: tuple[Supersession, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "note": self.note.to_dict(),
-            "versions": [_jsonable(vars(v)) for v in self.versions],
-            "evolutions": [_jsonable(vars(e)) for e in self.evolutions],
-            "superseded_by": [_jsonable(vars(s)) for s in self.superseded_by],
-        }
+        return {"note": self.note.to_dict(), **_fields(self, skip=("note",))}
 
 
 # -- MemoryOS tiers: short-term pages, mid-term segments, long-term persona ------------------------
@@ -325,7 +302,7 @@ class Page:
         return turn_text(self.user_text, self.assistant_text)
 
     def to_dict(self) -> dict[str, Any]:
-        return {name: _jsonable(getattr(self, name)) for name in self.__dataclass_fields__ if name != "embedding"}
+        return _fields(self, skip=("embedding",))
 
 
 @dataclass(frozen=True)
@@ -350,10 +327,7 @@ class Segment:
     embedding: tuple[float, ...] | None = field(default=None, repr=False, compare=False)  # its centroid, when asked
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            name: _jsonable(getattr(self, name))
-            for name in self.__dataclass_fields__ if name not in ("embedding", "keyword_counts")
-        }
+        return _fields(self, skip=("embedding", "keyword_counts"))
 
 
 @dataclass(frozen=True)
@@ -375,7 +349,7 @@ class Fact:
     analysis: AnalysisKind = "heuristic"
 
     def to_dict(self) -> dict[str, Any]:
-        return {name: _jsonable(getattr(self, name)) for name in self.__dataclass_fields__}
+        return _fields(self)
 
 
 @dataclass(frozen=True)
@@ -388,7 +362,14 @@ class ProposedFact:
     confidence: float = 0.6
 
 
+def _fields(obj: Any, skip: Collection[str] = ()) -> dict[str, Any]:
+    """A dataclass's fields but those in `skip`, JSON-ready."""
+    return {f.name: _jsonable(getattr(obj, f.name)) for f in fields(obj) if f.name not in skip}
+
+
 def _jsonable(value: Any) -> Any:
+    if is_dataclass(value):  # nested records: a note's links, a hit's path, a history's versions
+        return _fields(value)
     if isinstance(value, datetime):
         return value.isoformat()
     if isinstance(value, tuple | list):

@@ -48,9 +48,8 @@ def write(out: TextIO, header: dict[str, Any], records: Iterable[dict[str, Any]]
     """The header line, then one line per record; returns the number of records."""
     out.write(json.dumps({"format": FORMAT, "version": VERSION, **header}) + "\n")
     count = 0
-    for record in records:
+    for count, record in enumerate(records, start=1):
         out.write(json.dumps(record, separators=(",", ":")) + "\n")
-        count += 1
     return count
 
 
@@ -63,8 +62,7 @@ def read(lines: Iterable[str]) -> tuple[dict[str, Any], list[dict[str, Any]], li
     nodes, relationships = [], []
     for number, record in rows:
         if record.get("kind") == "node":
-            unknown = set(record.get("labels", ())) - LABELS
-            if unknown or not record.get("labels"):
+            if set(record.get("labels", ())) - LABELS or not record.get("labels"):
                 raise InvalidInput(f"line {number}: labels {record.get('labels')} are not the engine's")
             nodes.append(record)
         elif record.get("kind") == "relationship":

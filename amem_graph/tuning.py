@@ -47,6 +47,5 @@ class Tuning:
     )
 
     def __post_init__(self) -> None:
-        unknown = set(self.weights) - EXPANSION_TYPES
-        if unknown:
+        if unknown := set(self.weights) - EXPANSION_TYPES:
             raise ValueError(f"no such link types to expand over: {sorted(unknown)}")

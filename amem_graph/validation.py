@@ -112,7 +112,6 @@ def link_type(value: Any) -> str:
     return str(value)
 
 
-
 def vector(values: Sequence[float], dimension: int, what: str = "embedding") -> list[float]:
     """A finite vector of the index's dimension."""
     try:

@@ -83,6 +83,11 @@ class LocalNeo4j:
         self.jars_dir = ((home or default_home()) / "jars" / f"neo4j-{self.version}").expanduser().resolve()
         self.heap = heap
         self.pagecache = pagecache
+        self.log_file = self.dir / "logs" / "neo4j.log"
+        self.console_log = self.dir / "logs" / "console.log"
+        self.password_file = self.dir / "password"
+        self._pid_file = self.dir / "run" / "neo4j.pid"
+        self._ports_file = self.dir / "run" / "ports.json"
 
     @classmethod
     def for_settings(cls, settings: Settings, directory: Path | None = None, heap: str = "1g") -> LocalNeo4j:
@@ -90,26 +95,6 @@ class LocalNeo4j:
         return cls(directory or settings.local_server_dir, home=settings.home, heap=heap)
 
     # -- files ----------------------------------------------------------------------------------
-
-    @property
-    def log_file(self) -> Path:
-        return self.dir / "logs" / "neo4j.log"
-
-    @property
-    def console_log(self) -> Path:
-        return self.dir / "logs" / "console.log"
-
-    @property
-    def password_file(self) -> Path:
-        return self.dir / "password"
-
-    @property
-    def _pid_file(self) -> Path:
-        return self.dir / "run" / "neo4j.pid"
-
-    @property
-    def _ports_file(self) -> Path:
-        return self.dir / "run" / "ports.json"
 
     def ports(self) -> Ports | None:
         try:
@@ -141,11 +126,8 @@ class LocalNeo4j:
                 "install OpenJDK 17 (e.g. `apt-get install openjdk-17-jre-headless`)"
             )
         out = subprocess.run([java, "-version"], capture_output=True, text=True, check=False).stderr
-        match = re.search(r'version "(\d+)(?:\.(\d+))?', out)
-        major = int(match.group(1)) if match else 0
-        if major == 1 and match and match.group(2):
-            major = int(match.group(2))
-        if major < 17:
+        match = re.search(r'version "(?:1\.)?(\d+)', out)  # "1.8.0" is Java 8, "17.0.2" Java 17
+        if not match or int(match.group(1)) < 17:
             raise ServerError(f"Neo4j 5.26 needs Java 17 or newer; {java} is {out.splitlines()[0] if out else 'unknown'}")
         return java
 

@@ -25,30 +25,17 @@ def time_of(value: int | datetime | None) -> datetime | None:
 def note_from_record(props: dict[str, Any], links: Sequence[dict[str, Any]] = (), embedding: Any = None) -> Note:
     """A Note from its node properties (the store keeps '' for 'no source')."""
     return Note(
-        id=props["id"],
-        tenant=props["tenant"],
-        content=props["content"],
-        content_hash=props["content_hash"],
-        source=props.get("source") or None,
-        keywords=tuple(props.get("keywords") or ()),
-        tags=tuple(props.get("tags") or ()),
-        context=props.get("context") or "",
-        category=props.get("category"),
-        importance=float(props.get("importance", 0.5)),
+        id=props["id"], tenant=props["tenant"], content=props["content"], content_hash=props["content_hash"],
+        source=props.get("source") or None, keywords=tuple(props.get("keywords") or ()),
+        tags=tuple(props.get("tags") or ()), context=props.get("context") or "",
+        category=props.get("category"), importance=float(props.get("importance", 0.5)),
         retrieval_count=int(props.get("retrieval_count", 0)),
-        event_time=time_of(props.get("event_time")),
-        created_at=time_of(props.get("created_at")),
-        updated_at=time_of(props.get("updated_at")),
-        last_accessed=time_of(props.get("last_accessed")),
-        version=int(props.get("version", 1)),
-        valid_from=time_of(props.get("valid_from")),
-        invalid_at=time_of(props.get("invalid_at")),
-        analysis=props.get("analysis") or "none",
-        model=props.get("model"),
-        session=props.get("session"),
-        seq=props.get("seq"),
-        speaker=props.get("speaker"),
-        neighbourhood=props.get("neighbourhood") or "",
+        event_time=time_of(props.get("event_time")), created_at=time_of(props.get("created_at")),
+        updated_at=time_of(props.get("updated_at")), last_accessed=time_of(props.get("last_accessed")),
+        version=int(props.get("version", 1)), valid_from=time_of(props.get("valid_from")),
+        invalid_at=time_of(props.get("invalid_at")), analysis=props.get("analysis") or "none",
+        model=props.get("model"), session=props.get("session"), seq=props.get("seq"),
+        speaker=props.get("speaker"), neighbourhood=props.get("neighbourhood") or "",
         links=tuple(link_from_record(link) for link in links),
         embedding=None if embedding is None else tuple(float(v) for v in embedding),
     )
@@ -56,44 +43,30 @@ def note_from_record(props: dict[str, Any], links: Sequence[dict[str, Any]] = ()
 
 def link_from_record(row: dict[str, Any]) -> Link:
     return Link(
-        source_id=row["source_id"],
-        target_id=row["target_id"],
-        type=row["type"],
+        source_id=row["source_id"], target_id=row["target_id"], type=row["type"],
         reason=row.get("reason") or "",
         confidence=float(row["confidence"]) if row.get("confidence") is not None else 1.0,
-        created_at=time_of(row.get("created_at")),
-        invalid_at=time_of(row.get("invalid_at")),
+        created_at=time_of(row.get("created_at")), invalid_at=time_of(row.get("invalid_at")),
     )
 
 
 def version_from_record(props: dict[str, Any]) -> NoteVersion:
     return NoteVersion(
-        note_id=props["note_id"],
-        version=int(props["version"]),
-        content=props.get("content") or "",
-        context=props.get("context") or "",
-        keywords=tuple(props.get("keywords") or ()),
-        tags=tuple(props.get("tags") or ()),
-        category=props.get("category"),
-        importance=props.get("importance"),
-        event_time=time_of(props.get("event_time")),
-        valid_from=time_of(props.get("valid_from")),
-        valid_to=time_of(props.get("valid_to")),
-        reason=props.get("reason") or "",
-        evolution_id=props.get("evolution_id"),
-        analysis=props.get("analysis"),
-        model=props.get("model"),
+        note_id=props["note_id"], version=int(props["version"]), content=props.get("content") or "",
+        context=props.get("context") or "", keywords=tuple(props.get("keywords") or ()),
+        tags=tuple(props.get("tags") or ()), category=props.get("category"),
+        importance=props.get("importance"), event_time=time_of(props.get("event_time")),
+        valid_from=time_of(props.get("valid_from")), valid_to=time_of(props.get("valid_to")),
+        reason=props.get("reason") or "", evolution_id=props.get("evolution_id"),
+        analysis=props.get("analysis"), model=props.get("model"),
         neighbourhood=props.get("neighbourhood") or "",
     )
 
 
 def evolution_from_record(props: dict[str, Any], revised: Sequence[Sequence[Any]]) -> Evolution:
     return Evolution(
-        id=props["id"],
-        at=time_of(props.get("at")),
-        trigger_note_id=props["trigger_note_id"],
-        analysis=props.get("analysis") or "",
-        model=props.get("model"),
+        id=props["id"], at=time_of(props.get("at")), trigger_note_id=props["trigger_note_id"],
+        analysis=props.get("analysis") or "", model=props.get("model"),
         decision=json.loads(props.get("decision") or "{}"),
         prompt_tokens=int(props.get("prompt_tokens") or 0),
         completion_tokens=int(props.get("completion_tokens") or 0),

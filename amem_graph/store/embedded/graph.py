@@ -98,21 +98,15 @@ class PropertyGraph:
         self._check_unique(node, node.props)
         self._record(["node", node.key, sorted(node.labels), dict(node.props)], lambda: self._drop_node(node))
         self.next_key = max(self.next_key, node.key + 1)
-        self.nodes[node.key] = node
-        self._index(node, add=True)
-        self._vectors_changed(node)
+        self._put_node(node)
         return node
 
     def set(self, node: Node, **props: Any) -> None:
         """Set properties (None removes one), checking unique keys first."""
         self._check_unique(node, {**node.props, **props})
         old = {k: node.props.get(k) for k in props}
-        self._record(["set", node.key, props], lambda: self._restore_node(node, old))
-        self._index(node, add=False)
-        self._assign(node.props, props)
-        self._index(node, add=True)
-        if "embedding" in props or "tenant" in props:
-            self._vectors_changed(node)
+        self._record(["set", node.key, props], lambda: self._reassign(node, old))
+        self._reassign(node, props)
 
     def set_rel(self, rel: Rel, **props: Any) -> None:
         old = {k: rel.props.get(k) for k in props}
@@ -123,22 +117,20 @@ class PropertyGraph:
                    key: int | None = None) -> Rel:
         rel = Rel(key or self.next_key, type, start.key, end.key, {k: v for k, v in (props or {}).items() if v is not None})
         self.next_key = max(self.next_key, rel.key + 1)
-        self.rels[rel.key] = rel
-        start.out.add(rel.key)
-        end.into.add(rel.key)
+        self._put_rel(rel)
         self._record(["rel", rel.key, type, start.key, end.key, dict(rel.props)], lambda: self._drop_rel(rel))
         return rel
 
     def delete_rel(self, rel: Rel) -> None:
         self._drop_rel(rel)
-        self._record(["del_rel", rel.key], lambda: self._restore_rel(rel))
+        self._record(["del_rel", rel.key], lambda: self._put_rel(rel))
 
     def delete_node(self, node: Node) -> None:
         """Delete a node with its relationships (DETACH DELETE)."""
         for rel in list(self.relationships(node, direction="both")):
             self.delete_rel(rel)
         self._drop_node(node)
-        self._record(["del", node.key], lambda: self._restore_node_whole(node))
+        self._record(["del", node.key], lambda: self._put_node(node))
 
     @contextmanager
     def transaction(self) -> Iterator[None]:
@@ -229,13 +221,15 @@ class PropertyGraph:
         self._vectors_changed(node)
         self.nodes.pop(node.key, None)
 
-    def _restore_node(self, node: Node, old: dict[str, Any]) -> None:
+    def _reassign(self, node: Node, changes: dict[str, Any]) -> None:
+        """Change a node's properties (or put back the old ones), keeping the indexes in step."""
         self._index(node, add=False)
-        self._assign(node.props, old)
+        self._assign(node.props, changes)
         self._index(node, add=True)
-        self._vectors_changed(node)
+        if "embedding" in changes or "tenant" in changes:
+            self._vectors_changed(node)
 
-    def _restore_node_whole(self, node: Node) -> None:
+    def _put_node(self, node: Node) -> None:
         self.nodes[node.key] = node
         self._index(node, add=True)
         self._vectors_changed(node)
@@ -245,7 +239,7 @@ class PropertyGraph:
         self.nodes[rel.end].into.discard(rel.key)
         del self.rels[rel.key]
 
-    def _restore_rel(self, rel: Rel) -> None:
+    def _put_rel(self, rel: Rel) -> None:
         self.rels[rel.key] = rel
         self.nodes[rel.start].out.add(rel.key)
         self.nodes[rel.end].into.add(rel.key)

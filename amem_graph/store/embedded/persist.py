@@ -20,7 +20,7 @@ import json
 import logging
 import os
 import zipfile
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import IO, Any
 
@@ -180,8 +180,7 @@ def _op_with(op: Op, convert: Callable[[Any], Any]) -> Op:
 
 def _journal_entries(path: Path) -> Iterator[tuple[int, list[Op], int]]:
     """(transaction number, its operations, the byte offset after its line) for each whole line."""
-    data = path.read_bytes()
-    lines = data.split(b"\n")
+    lines = path.read_bytes().split(b"\n")
     torn_tail = lines[-1] != b""  # every complete line ends with a newline
     end = 0
     for number, line in enumerate(lines, start=1):
@@ -218,13 +217,11 @@ def _snapshot_bytes(graph: PropertyGraph, tx: int) -> bytes:
                 out[name] = to_json(value)
         return out
 
-    nodes = "".join(
-        json.dumps([n.key, sorted(n.labels), props(n.props)], separators=(",", ":")) + "\n" for n in graph.nodes.values()
-    )
-    rels = "".join(
-        json.dumps([r.key, r.type, r.start, r.end, props(r.props)], separators=(",", ":")) + "\n"
-        for r in graph.rels.values()
-    )
+    def json_lines(rows: Iterable[list[Any]]) -> str:
+        return "".join(json.dumps(row, separators=(",", ":")) + "\n" for row in rows)
+
+    nodes = json_lines([n.key, sorted(n.labels), props(n.props)] for n in graph.nodes.values())
+    rels = json_lines([r.key, r.type, r.start, r.end, props(r.props)] for r in graph.rels.values())
     meta = {"format": FORMAT, "version": VERSION, "tx": tx, "next_key": graph.next_key,
             "nodes": len(graph.nodes), "relationships": len(graph.rels)}
     buffer = io.BytesIO()
