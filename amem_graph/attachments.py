@@ -71,12 +71,15 @@ class Attachments:
 
 
 def _attach(tx: Tx, kind: AttachmentKind, attachments: Sequence[Attachment]) -> None:
+    """All or nothing: another adapter's note refuses the write; a missing note, found as the attachments are
+    set, fails the transaction, which then writes nothing."""
     ids = [a.note_id for a in attachments]
-    held = {n.id for n in tx.notes(ids=ids)}
     owner = {a.note.id: a.kind for a in tx.attached(ids=ids)}
-    if refused := [i for i in ids if i not in held or owner.get(i) not in (None, kind)]:
+    if not (refused := [i for i in ids if owner.get(i) not in (None, kind)]):
+        held = set(tx.attach(kind, attachments, validation.now()))
+        refused = [i for i in ids if i not in held]
+    if refused:
         raise InvalidInput(
             f"cannot attach a {kind} to note(s) {', '.join(refused)} of {tx.tenant!r}: missing, or another "
             "adapter's (a chat message, a document and a store item never share a note)"
         )
-    tx.attach(kind, attachments, validation.now())

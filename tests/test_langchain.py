@@ -259,3 +259,15 @@ def test_langgraph_store_concurrent_puts_of_one_key(memory: AgenticMemory) -> No
         list(pool.map(put, range(4)))  # every writer succeeds; the last write wins
     assert len(store.search(namespace, limit=10)) == 1
     assert store.get(namespace, "mood").value["text"].startswith("Alice feels calm today")
+
+
+def test_an_attachment_to_a_missing_note_sets_none_of_its_batch(memory: AgenticMemory) -> None:
+    from amem_graph.models import Attachment
+
+    held = memory.add("Melanie ran a charity race for mental health.")
+    batch = [Attachment(held.id, '{"page_content": "race"}'), Attachment("no-such-note", '{"page_content": "x"}')]
+    with pytest.raises(InvalidInput, match="no-such-note"):
+        memory.attachments.attach(memory.tenant, "document", batch)
+    assert memory.attachments.attached(memory.tenant, [held.id]) == []  # all or nothing
+    memory.attachments.attach(memory.tenant, "document", batch[:1])
+    assert [a.kind for a in memory.attachments.attached(memory.tenant, [held.id])] == ["document"]

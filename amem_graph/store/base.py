@@ -313,8 +313,9 @@ class TierTx(Protocol):
 class AttachmentTx(Protocol):
     """What the LangChain / LangGraph adapters keep on one tenant's notes, inside a transaction."""
 
-    def attach(self, kind: AttachmentKind, attachments: Sequence[Attachment], now: datetime) -> None:
-        """Set each note's attachment (the caller has checked that no other adapter owns it)."""
+    def attach(self, kind: AttachmentKind, attachments: Sequence[Attachment], now: datetime) -> list[str]:
+        """Set each note's attachment (the caller has checked that no other adapter owns it); returns the ids of
+        the notes that exist, which are the ones set."""
 
     def attached(
         self, *, ids: Sequence[str] | None = None, session: str | None = None, keyed: bool = False, limit: int = EVERY,

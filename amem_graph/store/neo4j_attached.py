@@ -33,13 +33,13 @@ class Neo4jAttached:
     run: Callable[..., list[Record]]
     _each: Callable[..., list[Record]]
 
-    def attach(self, kind: AttachmentKind, attachments: Sequence[Attachment], now: datetime) -> None:
+    def attach(self, kind: AttachmentKind, attachments: Sequence[Attachment], now: datetime) -> list[str]:
         rows = [
             {"id": a.note_id, "attached": a.attached, "store_key": a.store_key,
              "external_vector": None if a.external_vector is None else [float(v) for v in a.external_vector]}
             for a in attachments
         ]
-        self._each("attached/set", "rows", rows, kind=kind, now=now)
+        return [r["id"] for r in self._each("attached/set", "rows", rows, kind=kind, now=now)]
 
     def attached(
         self, *, ids: Sequence[str] | None = None, session: str | None = None, keyed: bool = False, limit: int = EVERY,

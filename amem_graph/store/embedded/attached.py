@@ -28,14 +28,17 @@ class EmbeddedAttached:
                         kind=node.props.get("attached_by"), store_key=node.props.get("store_key"),
                         attached_at=node.props.get("attached_at"), score=score)
 
-    def attach(self, kind: AttachmentKind, attachments: Sequence[Attachment], now: datetime) -> None:
+    def attach(self, kind: AttachmentKind, attachments: Sequence[Attachment], now: datetime) -> list[str]:
         """cypher/attached/set.cypher."""
+        done = []
         for a in attachments:
             node = self._store.note_node(self.tenant, a.note_id)
             if node is not None:
                 vector = None if a.external_vector is None else [float(v) for v in a.external_vector]
                 self.graph.set(node, attached=a.attached, attached_by=kind, store_key=a.store_key,
                                external_vector=vector, attached_at=now)
+                done.append(a.note_id)
+        return done
 
     def attached(
         self, *, ids: Sequence[str] | None = None, session: str | None = None, keyed: bool = False, limit: int = EVERY,
