@@ -220,6 +220,15 @@ def cli_env(settings: Settings) -> dict[str, str]:
     }
 
 
+@pytest.fixture
+def cli_tenant(cli_env: dict[str, str]) -> Iterator[str]:
+    """A tenant for CLI runs, deleted with everything in it afterwards."""
+    tenant = f"cli-{uuid.uuid4().hex[:10]}"
+    yield tenant
+    with AgenticMemory(Settings.from_env(cli_env), tenant=tenant) as mem:
+        mem.admin.delete_tenant(tenant)
+
+
 def tenant_graph(memory: AgenticMemory, tenant: str | None = None) -> tuple[dict[str, dict], list[dict]]:
     """A tenant's nodes (by key: labels, props) and relationships (start, type, end, props), read through
     the store's export, so that a test inspects the graph the same way on each store."""

@@ -4,7 +4,6 @@ import json
 import os
 import subprocess
 import sys
-import uuid
 from pathlib import Path
 
 import pytest
@@ -21,14 +20,6 @@ runner = CliRunner()
 
 def run(env: dict[str, str], *args: str, input: str | None = None):
     return runner.invoke(app, list(args), env=env, input=input, catch_exceptions=False)
-
-
-@pytest.fixture
-def cli_tenant(cli_env: dict[str, str]):
-    tenant = f"cli-{uuid.uuid4().hex[:10]}"
-    yield tenant
-    with AgenticMemory(Settings.from_env(cli_env), tenant=tenant) as mem:
-        mem.admin.delete_tenant(tenant)
 
 
 def test_init_add_get_search_roundtrip(cli_env: dict[str, str], cli_tenant: str) -> None:

@@ -12,7 +12,6 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner, Result
 
-from amem_graph import AgenticMemory, Settings
 from amem_graph.bench.scripted_llm import ScriptedLLM
 from amem_graph.cli import app
 
@@ -28,19 +27,12 @@ TURNS = (("I am a vegetarian and I love hiking in the Alps.", "The Alps have won
 
 
 @pytest.fixture
-def env(cli_env: dict[str, str], store_kind: str, tmp_path: Path) -> dict[str, str]:
+def cli_env(cli_env: dict[str, str], store_kind: str, tmp_path: Path) -> dict[str, str]:
+    """The test's CLI environment at 80 columns (the embedded store in a folder of its own)."""
     narrow = {**cli_env, "COLUMNS": "80"}
     if store_kind == "embedded":
         return {**narrow, "NEO4J_URI": "", "AMEM_STORE": "embedded", "AMEM_DATA_DIR": str(tmp_path / "embedded")}
     return {**narrow, "AMEM_STORE": "neo4j"}
-
-
-@pytest.fixture
-def cli_tenant(env: dict[str, str]):
-    tenant = f"tables-{uuid.uuid4().hex[:8]}"
-    yield tenant
-    with AgenticMemory(Settings.from_env(env), tenant=tenant) as mem:
-        mem.admin.delete_tenant(tenant)
 
 
 def run(env: dict[str, str], *args: str, input: str | None = None) -> str:
@@ -107,116 +99,116 @@ def added_id(output: str) -> str:
     return found.group(1)
 
 
-def test_note_commands(env: dict[str, str], cli_tenant: str) -> None:
-    assert "Schema ready" in run(env, "init")
-    first = added_id(run(env, "add", NOTES[0], "-t", cli_tenant))
-    second = added_id(run(env, "add", NOTES[1], "-t", cli_tenant, "--session", "s1"))
-    third = added_id(run(env, "add", NOTES[2], "-t", cli_tenant, "--session", "s1"))
-    assert NOTES[0] in words(run(env, "get", first[:8], "-t", cli_tenant))  # the short id tables show
+def test_note_commands(cli_env: dict[str, str], cli_tenant: str) -> None:
+    assert "Schema ready" in run(cli_env, "init")
+    first = added_id(run(cli_env, "add", NOTES[0], "-t", cli_tenant))
+    second = added_id(run(cli_env, "add", NOTES[1], "-t", cli_tenant, "--session", "s1"))
+    third = added_id(run(cli_env, "add", NOTES[2], "-t", cli_tenant, "--session", "s1"))
+    assert NOTES[0] in words(run(cli_env, "get", first[:8], "-t", cli_tenant))  # the short id tables show
 
-    listed = run(env, "list", "-t", cli_tenant)
+    listed = run(cli_env, "list", "-t", cli_tenant)
     assert_readable(listed, "id", "content", list(reversed(NOTES)))
     assert [row["id"] for row in rows(listed, "id")] == [third[:8], second[:8], first[:8]]
 
-    found = run(env, "search", "What is Alice's dog called?", "-t", cli_tenant)
+    found = run(cli_env, "search", "What is Alice's dog called?", "-t", cli_tenant)
     hits = rows(found, "score")
     assert {row["content"] for row in hits} == set(NOTES) and width(found, "score", "content") >= 20
     assert {row["id"] for row in hits} == {first[:8], second[:8], third[:8]}
     assert "seed" in {row["found"] for row in hits}
-    assert run(env, "search", "beagle", "-t", cli_tenant, "--context").startswith("Relevant memories (best first):")
+    assert run(cli_env, "search", "beagle", "-t", cli_tenant, "--context").startswith("Relevant memories (best first):")
 
-    shown = words(run(env, "show", first[:8], "-t", cli_tenant))
+    shown = words(run(cli_env, "show", first[:8], "-t", cli_tenant))
     assert NOTES[0] in shown and "RELATES_TO" in shown and "earlier versions" in shown
-    history = run(env, "history", first[:8], "-t", cli_tenant)
+    history = run(cli_env, "history", first[:8], "-t", cli_tenant)
     versions = rows(history, "version")
     assert versions[0]["version"] == "1" and second in versions[0]["reason"].replace(" ", "")  # folded, whole
     evolutions = rows(history, "evolution")
     assert [row["trigger"] for row in evolutions] == [first[:8], second[:8]]
     assert evolutions[1]["revised"] == f"{first[:8]} v1" and evolutions[0]["analysis"] == "heuristic (heuristic-v1)"
-    assert "restored to version 1" in run(env, "revert", first[:8], "1", "-t", cli_tenant)
+    assert "restored to version 1" in run(cli_env, "revert", first[:8], "1", "-t", cli_tenant)
 
     for args in (("stats",), ("stats", "-t", cli_tenant)):
-        stats = run(env, *args)
+        stats = run(cli_env, *args)
         assert "schema version" in words(stats) and {row["label / relationship"] for row in rows(stats, "count")} >= {"Note"}
         assert "note_embedding" in {row["index"] for row in rows(stats, "state")}
-    assert f"Deleted note {third}" in run(env, "delete", third[:8], "-t", cli_tenant)
+    assert f"Deleted note {third}" in run(cli_env, "delete", third[:8], "-t", cli_tenant)
 
 
-def test_stats_table(env: dict[str, str], cli_tenant: str) -> None:
-    run(env, "add", NOTES[0], "-t", cli_tenant)
-    stats = run(env, "stats", "-t", cli_tenant)  # the embedded store's index has no population to show
+def test_stats_table(cli_env: dict[str, str], cli_tenant: str) -> None:
+    run(cli_env, "add", NOTES[0], "-t", cli_tenant)
+    stats = run(cli_env, "stats", "-t", cli_tenant)  # the embedded store's index has no population to show
     assert {row["label / relationship"]: row["count"] for row in rows(stats, "count")}["Note"] == "1"
     assert "note_embedding" in {row["index"] for row in rows(stats, "state")}
 
 
-def test_an_id_prefix_names_one_note_or_is_an_error(env: dict[str, str], cli_tenant: str, tmp_path: Path) -> None:
+def test_an_id_prefix_names_one_note_or_is_an_error(cli_env: dict[str, str], cli_tenant: str, tmp_path: Path) -> None:
     notes = tmp_path / "notes.jsonl"
     notes.write_text("".join(json.dumps({"content": text}) + "\n" for text in NOTES[:2]))
-    run(env, "ingest", str(notes), "-t", cli_tenant, "--bulk")
+    run(cli_env, "ingest", str(notes), "-t", cli_tenant, "--bulk")
     exported = tmp_path / "export.jsonl"
-    run(env, "export", "-t", cli_tenant, "--out", str(exported))
+    run(cli_env, "export", "-t", cli_tenant, "--out", str(exported))
     # Two notes whose ids start alike, through an export with the ids rewritten.
     text = exported.read_text()
     start = uuid.uuid4().hex[:4]  # ids are unique across tenants: no two runs share these
     tail = uuid.uuid4().hex[:12]
-    for number, row in enumerate(rows(run(env, "list", "-t", cli_tenant), "id"), start=1):
+    for number, row in enumerate(rows(run(cli_env, "list", "-t", cli_tenant), "id"), start=1):
         full = re.search(rf"{row['id']}[0-9a-f-]{{28}}", text).group(0)
         text = text.replace(full, f"{start}{number}000-0000-4000-8000-{tail}")
     exported.write_text(text)
-    run(env, "delete", "-t", cli_tenant, "--yes")
-    run(env, "import", str(exported))
-    both = runner.invoke(app, ["get", start, "-t", cli_tenant], env=env)
+    run(cli_env, "delete", "-t", cli_tenant, "--yes")
+    run(cli_env, "import", str(exported))
+    both = runner.invoke(app, ["get", start, "-t", cli_tenant], env=cli_env)
     assert both.exit_code == 3 and f"2 notes have ids starting with '{start}'" in both.stderr
     assert "give more characters" in both.stderr and len(both.stderr.strip().splitlines()) == 1
-    assert f"{start}2000-0000-4000-8000-{tail}" in words(run(env, "show", f"{start}2", "-t", cli_tenant))
-    missing = runner.invoke(app, ["show", "ffff", "-t", cli_tenant], env=env)
+    assert f"{start}2000-0000-4000-8000-{tail}" in words(run(cli_env, "show", f"{start}2", "-t", cli_tenant))
+    missing = runner.invoke(app, ["show", "ffff", "-t", cli_tenant], env=cli_env)
     assert missing.exit_code == 3 and "no note 'ffff'" in missing.stderr
-    short = runner.invoke(app, ["get", start[:3], "-t", cli_tenant], env=env)  # too short to look up as a prefix
+    short = runner.invoke(app, ["get", start[:3], "-t", cli_tenant], env=cli_env)  # too short to look up as a prefix
     assert short.exit_code == 3 and f"no note '{start[:3]}'" in short.stderr
 
 
-def test_tier_commands(env: dict[str, str], cli_tenant: str) -> None:
+def test_tier_commands(cli_env: dict[str, str], cli_tenant: str) -> None:
     for user, assistant in TURNS:
-        assert "Stored turn" in run({**env, "AMEM_STM_CAPACITY": "2"}, "turn", "add", user, assistant,
+        assert "Stored turn" in run({**cli_env, "AMEM_STM_CAPACITY": "2"}, "turn", "add", user, assistant,
                                     "-t", cli_tenant, "--session", "s1")
-    tiers = run(env, "tiers", "show", "-t", cli_tenant)
+    tiers = run(cli_env, "tiers", "show", "-t", cli_tenant)
     assert_readable(tiers, "seq", "text", [u + (f" Assistant: {a}" if a else "") for u, a in TURNS[1:]])
     segments = rows(tiers, "heat")
     assert len(segments) == 1 and segments[0]["pages"] == "1" and len(segments[0]["id"]) == 8
-    assert "Moved 2 pages" in run(env, "turn", "flush", "-t", cli_tenant)
-    promoted = run({**env, "AMEM_PROMOTE_HEAT": "0"}, "tiers", "promote", "-t", cli_tenant)
+    assert "Moved 2 pages" in run(cli_env, "turn", "flush", "-t", cli_tenant)
+    promoted = run({**cli_env, "AMEM_PROMOTE_HEAT": "0"}, "tiers", "promote", "-t", cli_tenant)
     assert "Segment " in promoted and "  note " in promoted
-    persona = run(env, "persona", "-t", cli_tenant)
+    persona = run(cli_env, "persona", "-t", cli_tenant)
     assert "Persona (long-term)" in persona and all(row["text"] for row in rows(persona, "kind"))
-    block = run(env, "tiers", "context", "Where does Anna live?", "-t", cli_tenant)
+    block = run(cli_env, "tiers", "context", "Where does Anna live?", "-t", cli_tenant)
     assert "## Recent dialogue (short-term memory)" in block and "My sister Anna lives in Zurich." in words(block)
 
 
-def test_admin_commands(env: dict[str, str], cli_tenant: str, store_kind: str, tmp_path: Path) -> None:
+def test_admin_commands(cli_env: dict[str, str], cli_tenant: str, store_kind: str, tmp_path: Path) -> None:
     notes = tmp_path / "notes.jsonl"
     notes.write_text("".join(json.dumps({"content": text, "source": f"file:{i}"}) + "\n" for i, text in enumerate(NOTES)))
-    assert "Added 3 notes records (0 held already)" in run(env, "ingest", str(notes), "-t", cli_tenant)
+    assert "Added 3 notes records (0 held already)" in run(cli_env, "ingest", str(notes), "-t", cli_tenant)
     out = tmp_path / "export.jsonl"
-    assert f"to {out}" in words(run(env, "export", "-t", cli_tenant, "--out", str(out)))
-    assert "Deleted tenant" in run(env, "delete", "-t", cli_tenant, "--yes")
-    assert f"Imported tenant {cli_tenant}" in run(env, "import", str(out))
-    note_id = rows(run(env, "list", "-t", cli_tenant), "id")[0]["id"]
+    assert f"to {out}" in words(run(cli_env, "export", "-t", cli_tenant, "--out", str(out)))
+    assert "Deleted tenant" in run(cli_env, "delete", "-t", cli_tenant, "--yes")
+    assert f"Imported tenant {cli_tenant}" in run(cli_env, "import", str(out))
+    note_id = rows(run(cli_env, "list", "-t", cli_tenant), "id")[0]["id"]
     with ScriptedLLM() as llm:
-        llm_env = {**env, "AMEM_LLM_BASE_URL": llm.base_url, "AMEM_LLM_API_KEY": "scripted", "AMEM_LLM_MODEL": "scripted"}
+        llm_env = {**cli_env, "AMEM_LLM_BASE_URL": llm.base_url, "AMEM_LLM_API_KEY": "scripted", "AMEM_LLM_MODEL": "scripted"}
         assert "Reanalysed 1 note(s)" in run(llm_env, "reanalyze", note_id, "-t", cli_tenant)
-    assert "Neo4j Browser:" in run(env, "browser", "-t", cli_tenant)
-    doctor = runner.invoke(app, ["doctor"], env=env, catch_exceptions=False)
+    assert "Neo4j Browser:" in run(cli_env, "browser", "-t", cli_tenant)
+    doctor = runner.invoke(app, ["doctor"], env=cli_env, catch_exceptions=False)
     checks = rows(doctor.stdout, "check")
     assert {row["check"] for row in checks} >= {"store", "database", "embedding model"}
     assert doctor.exit_code == (0 if {row[""] for row in checks} == {"ok"} else 7) and "…" not in doctor.stdout
     assert_fits(doctor.stdout)
     assert next(row for row in checks if row["check"] == "store")["detail"].startswith(store_kind)
-    assert "running" in run(env, "neo4j", "status")
+    assert "running" in run(cli_env, "neo4j", "status")
     if store_kind == "embedded":  # on Neo4j it re-embeds the whole shared database: test_cli_browser's slow test
-        assert "Re-embedded" in run(env, "consolidate", "--yes")
+        assert "Re-embedded" in run(cli_env, "consolidate", "--yes")
 
 
-def test_demo(env: dict[str, str], cli_tenant: str) -> None:
-    shown = run(env, "demo", "-t", cli_tenant)
+def test_demo(cli_env: dict[str, str], cli_tenant: str) -> None:
+    shown = run(cli_env, "demo", "-t", cli_tenant)
     assert f"notes in tenant '{cli_tenant}'" in shown and "seed" in shown
     assert all(row["said"] for row in rows(shown, "note")) and width(shown, "note", "said") >= 20
