@@ -132,23 +132,24 @@ def apply_evolution(
     if write.note is not None:
         if write.embedding is None:
             raise ValueError("a new note needs its vector")
-        if known := tx.notes(keys=[identity(write.note)]):
-            return EvolutionOutcome(known[0].id, created=False)
+        # Created first: a repeat add stops here, and a conflict below rolls the creation back with the rest.
         row = note_row(write.note, write.embedding, write.analysis, write.model, dimension, write.neighbourhood)
-    read = tx.notes(ids=sorted({r.id for r in write.revisions} | {link.target_id for link in write.links}))
+        note_id, created = tx.create_notes([row])[0]
+        if not created:
+            return EvolutionOutcome(note_id, created=False)
+    # One read serves the version check and the link budget (the links made below are folded into it).
+    targets = {link.target_id for link in write.links}
+    read = tx.notes(ids=sorted({write.trigger_id} | targets | {r.id for r in write.revisions}), links=True)
     current = {n.id: n.version for n in read}
     stale = [r.id for r in write.revisions if current.get(r.id) != r.expected_version]
     if stale and (not allow_stale or (row is None and write.trigger_id in stale)):
         raise EvolutionConflict(stale)
-    if row is not None and not (created := tx.create_notes([row])[0])[1]:
-        return EvolutionOutcome(created[0], created=False)
     revised = tx.revise([r.stored(dimension) for r in write.revisions if r.id not in stale], write.id)
-    links = [link for link in write.links if link.target_id in current]
-    tx.link(links, write.id)
+    made = tx.link([link for link in write.links if link.target_id in current], write.id)
     known = current.keys() | {write.trigger_id}
     tx.supersede([c for c in write.contradictions if {c[0], c[1]} <= known], write.id)
-    linked = sorted({write.trigger_id} | {link.target_id for link in links}) if links else []
-    dropped = _over_budget(tx.notes(ids=linked, links=True), link_budget)
+    linked = {write.trigger_id} | {link.target_id for link in made} if made else set()
+    dropped = _over_budget([_with_links(n, made) for n in read if n.id in linked], link_budget)
     tx.invalidate_links(dropped, "link budget", write.id)
     decision = {
         **write.decision, "skipped_stale": stale,
@@ -169,6 +170,13 @@ def revise_if_current(tx: NoteTx, revision: NoteRevision, expected_version: int)
     if found[0].version != expected_version:
         raise EvolutionConflict([revision.id])
     tx.revise([revision], None)
+
+
+def _with_links(note: Note, made: Sequence[Link]) -> Note:
+    """A note's links as they stand after `made` were created or updated (a link is its ends and type)."""
+    links = {(s.source_id, s.target_id, s.type): s for s in note.links}
+    links.update({(s.source_id, s.target_id, s.type): s for s in made if note.id in (s.source_id, s.target_id)})
+    return replace(note, links=tuple(links.values()))
 
 
 def _over_budget(notes: Sequence[Note], budget: int) -> list[Link]:
