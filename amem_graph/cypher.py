@@ -40,6 +40,15 @@ def load(name: str) -> str:
     return _expand(_read(root() / f"{name}.cypher"))
 
 
+@cache
+def parameters(name: str) -> frozenset[str]:
+    """The `$parameters` a statement reads (`$(expression)`, a dynamic type, is not one)."""
+    return frozenset(_PARAMETER.findall(load(name)))
+
+
+_PARAMETER = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)")
+
+
 def _expand(text: str) -> str:
     """`text` with every @fragment written out, fragments within fragments too."""
     return _FRAGMENT.sub(lambda m: _expand(_read(root() / "fragments" / f"{m.group(1)}.cypher")), text)

@@ -59,7 +59,9 @@ class Neo4jNotes:
         self._overfetch = overfetch  # the store's: (tenant, filtered) → k-NN over-fetch multiple
 
     def run(self, name: str, **params: Any) -> list[Record]:
-        return list(self._tx.run(cypher.load(name), {"tenant": self.tenant, "now": self.now, **params}))
+        # The driver encodes a datetime slowly: `now` goes only to the statements that read it.
+        now = {"now": self.now} if "now" in cypher.parameters(name) else {}
+        return list(self._tx.run(cypher.load(name), {"tenant": self.tenant, **now, **params}))
 
     def _each(self, name: str, rows_param: str, rows: Sequence[Any], **params: Any) -> list[Record]:
         """A statement that UNWINDs `rows`: no round trip when there are none."""
