@@ -3,6 +3,7 @@
 from .api import AgenticMemory
 from .errors import (
     AmemError,
+    EntityNotFound,
     InvalidInput,
     NoteNotFound,
     SchemaMismatch,
@@ -10,7 +11,7 @@ from .errors import (
     StoreError,
     StoreUnavailable,
 )
-from .models import LINK_TYPES, Link, Note, NoteInput, SearchHit
+from .models import LINK_TYPES, Entity, Link, Note, NoteInput, SearchHit
 from .settings import Settings
 from .tuning import Tuning
 
@@ -18,6 +19,8 @@ __all__ = [
     "LINK_TYPES",
     "AgenticMemory",
     "AmemError",
+    "Entity",
+    "EntityNotFound",
     "InvalidInput",
     "Link",
     "Note",

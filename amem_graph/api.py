@@ -17,15 +17,28 @@ from . import schema, validation
 from .admin import Admin
 from .attachments import Attachments
 from .embedding import Embedder, composite_text
+from .entities.extract import default_extractor, note_mentions
+from .entities.lookup import Entities
 from .errors import EvolutionConflict, InvalidInput, LLMNotConfigured, NoteNotFound
-from .evolution import Evolver, identity, revise_if_current
+from .evolution import Evolver, identity, mention_rows, revise_if_current
 from .llm import Analyser, HeuristicAnalyser, LLMAnalyser, LLMClient
 from .log import event
-from .models import MAX_HOPS, Link, Note, NoteChanges, NoteHistory, NoteInput, Page, SearchFilter, SearchHit
+from .models import (
+    MAX_HOPS,
+    Link,
+    Mention,
+    Note,
+    NoteChanges,
+    NoteHistory,
+    NoteInput,
+    Page,
+    SearchFilter,
+    SearchHit,
+)
 from .retrieval import MODES, Mode, Retriever, Tuning, format_context
 from .settings import Settings
 from .store import MemoryStore, StoreStats, open_store
-from .store.base import NoteRevision
+from .store.base import NoteRevision, Tx
 from .store.records import note_row
 from .tiers import HeuristicTierAnalyser, LLMTierAnalyser, MemoryTiers, TierContext
 
@@ -71,7 +84,8 @@ class AgenticMemory:
             raise
         self._own_llm = LLMClient(self.settings.llm) if analyser is None and self.settings.llm.configured else None
         self.analyser: Analyser = analyser or (LLMAnalyser(self._own_llm) if self._own_llm else HeuristicAnalyser())
-        self._evolver = Evolver(self._store, self.embedder, self.analyser, self.settings)
+        self._extractor = default_extractor(self.settings.entities)
+        self._evolver = Evolver(self._store, self.embedder, self.analyser, self.settings, self._extractor)
         self._retriever = Retriever(self._store, self.embedder, tuning or self.settings.tuning)
         client = self.llm
         self.tiers = MemoryTiers(
@@ -83,6 +97,7 @@ class AgenticMemory:
         )
         self.admin = Admin(self._store, self.embedder, self.tenant)
         self.attachments = Attachments(self._store, self.embedder.dimension)
+        self.entities = Entities(self._store, self.tenant)
 
     # -- writing ---------------------------------------------------------------------------------
 
@@ -155,9 +170,10 @@ class AgenticMemory:
             for start in range(0, len(notes), size):
                 batch = notes[start : start + size]
                 known, fresh, vectors = self._prepare(tenant, batch)
+                mentions = note_mentions(self._extractor, fresh)
                 if pending is not None:
                     collect(pending)
-                pending = writer.submit(self._write, tenant, batch, known, fresh, vectors)
+                pending = writer.submit(self._write, tenant, batch, known, fresh, vectors, mentions)
             if pending is not None:
                 collect(pending)
         return ids
@@ -183,11 +199,21 @@ class AgenticMemory:
 
     def _write(
         self, tenant: str, batch: Sequence[NoteInput], known: dict[int, str], fresh: list[NoteInput],
-        vectors: np.ndarray,
+        vectors: np.ndarray, mentions: Sequence[Sequence[Mention]],
     ) -> list[str]:
         dimension = self.embedder.dimension
         rows = [note_row(n, vector, "none", None, dimension) for n, vector in zip(fresh, vectors, strict=True)]
-        created = iter(self._store.write(tenant, lambda tx: tx.create_notes(rows)) if rows else [])
+
+        def work(tx: Tx) -> list[tuple[str, bool]]:
+            created = tx.create_notes(rows)
+            now = validation.now()
+            tx.mention([
+                row for (note_id, new), note, found in zip(created, fresh, mentions, strict=True) if new
+                for row in mention_rows(note_id, found, note.event_time or now)
+            ])
+            return created
+
+        created = iter(self._store.write(tenant, work) if rows else [])
         return [known[i] if i in known else next(created)[0] for i in range(len(batch))]
 
     def existing(self, notes: Sequence[NoteInput], *, tenant: str | None = None) -> dict[int, str]:

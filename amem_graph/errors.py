@@ -19,6 +19,12 @@ class NoteNotFound(AmemError, LookupError):
     exit_code = 3
 
 
+class EntityNotFound(AmemError, LookupError):
+    """No entity by that name in that tenant."""
+
+    exit_code = 3
+
+
 class SchemaMismatch(AmemError):
     """The database schema does not fit the configured embedder or this version of amem-graph."""
 

@@ -15,14 +15,15 @@ import numpy as np
 
 from . import validation
 from .embedding import Embedder, composite_text
+from .entities.extract import Extractor, note_mentions
 from .errors import EvolutionConflict, NoteNotFound
 from .llm.analyser import Analyser
 from .llm.prompts import PROMPT_VERSION
 from .log import event
-from .models import LINK_TYPES, Link, Note, NoteAnalysis, NoteInput, SearchHit
+from .models import LINK_TYPES, Link, Mention, Note, NoteAnalysis, NoteInput, SearchHit
 from .retrieval import Tuning, seeds
 from .settings import Settings
-from .store.base import EvolutionRecord, NoteRevision, NoteStore, NoteTx
+from .store.base import EvolutionRecord, MentionWrite, NoteRevision, NoteStore, NoteTx, Tx
 from .store.records import note_row
 from .text import split_speaker, without_stamp
 
@@ -106,6 +107,7 @@ class EvolutionWrite:
     prompt_tokens: int
     completion_tokens: int
     decision: dict[str, Any]
+    mentions: tuple[Mention, ...] = ()  # the entities the trigger names
 
 
 @dataclass(frozen=True)
@@ -122,7 +124,7 @@ def identity(note: NoteInput) -> tuple[str, str]:
 
 
 def apply_evolution(
-    tx: NoteTx, write: EvolutionWrite, *, dimension: int, link_budget: int, allow_stale: bool
+    tx: Tx, write: EvolutionWrite, *, dimension: int, link_budget: int, allow_stale: bool
 ) -> EvolutionOutcome:
     """Write an evolution under the tenant's lock: the note, the revisions still valid, links to notes that
     exist, supersessions, the link budget and the Evolution node. Raises EvolutionConflict if a revised note
@@ -151,6 +153,8 @@ def apply_evolution(
     linked = {write.trigger_id} | {link.target_id for link in made} if made else set()
     dropped = _over_budget([_with_links(n, made) for n in read if n.id in linked], link_budget)
     tx.invalidate_links(dropped, "link budget", write.id)
+    seen = (write.note.event_time if write.note else None) or validation.now()
+    tx.mention(mention_rows(write.trigger_id, write.mentions, seen))
     decision = {
         **write.decision, "skipped_stale": stale,
         "link_budget_invalidated": [{"source_id": d.source_id, "target_id": d.target_id, "type": d.type} for d in dropped],
@@ -160,6 +164,10 @@ def apply_evolution(
         write.prompt_tokens, write.completion_tokens, tuple(revised),
     ))
     return EvolutionOutcome(write.trigger_id, created=row is not None, revised=tuple(revised), decision=decision)
+
+
+def mention_rows(note_id: str, mentions: Sequence[Mention], seen: datetime) -> list[MentionWrite]:
+    return [MentionWrite(note_id, m.key, m.name, m.kind, m.confidence, seen) for m in mentions]
 
 
 def revise_if_current(tx: NoteTx, revision: NoteRevision, expected_version: int) -> None:
@@ -209,11 +217,15 @@ class Evolver:
     """Adds and re-analyses notes; an add makes at most one analyser call per attempt, and attempts
     repeat only when a concurrent add changed a neighbour between analysis and write."""
 
-    def __init__(self, store: NoteStore, embedder: Embedder, analyser: Analyser, settings: Settings) -> None:
+    def __init__(
+        self, store: NoteStore, embedder: Embedder, analyser: Analyser, settings: Settings,
+        extractor: Extractor | None = None,
+    ) -> None:
         self.store = store
         self.embedder = embedder
         self.analyser = analyser
         self.settings = settings
+        self.extractor = extractor
 
     def add(self, tenant: str, note: NoteInput, *, neighbourhood: str | None = None) -> EvolutionOutcome:
         """Store a validated note with its analysis, links and neighbour evolution; a repeat returns the original.
@@ -348,6 +360,7 @@ class Evolver:
             self._contradiction(note, existing, by_id[link.target_id], link.reason)
             for link in analysis.links if link.type == "CONTRADICTS"
         )
+        mentions = analysis.entities if analysis.entities is not None else note_mentions(self.extractor, [own])[0]
         decision = {
             "links": [asdict(link) for link in analysis.links],
             "updates": [asdict(update) for update in analysis.updates],
@@ -363,6 +376,7 @@ class Evolver:
             contradictions=contradictions, analysis=analysis.analysis, model=analysis.model,
             prompt_version=PROMPT_VERSION if analysis.analysis == "llm" else None,
             prompt_tokens=analysis.prompt_tokens, completion_tokens=analysis.completion_tokens, decision=decision,
+            mentions=tuple(mentions),
         )
 
     @staticmethod

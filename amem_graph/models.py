@@ -182,6 +182,39 @@ class NeighbourUpdate:
     remove_tags: tuple[str, ...] = ()
 
 
+# What an entity is. `thing` covers the salient nouns a note talks about (a dog, a pottery class).
+EntityKind = Literal["person", "place", "org", "group", "work", "event", "thing"]
+ENTITY_KINDS: frozenset[str] = frozenset({"person", "place", "org", "group", "work", "event", "thing"})
+
+
+@dataclass(frozen=True)
+class Mention:
+    """An entity a note names, as an extractor (or the LLM) found it: `key` is what resolves it to one
+    entity per thing in a tenant (see entities.keys)."""
+
+    key: str
+    name: str
+    kind: EntityKind
+    confidence: float = 1.0
+
+
+@dataclass(frozen=True)
+class Entity:
+    """A person, place or thing the notes of a tenant mention; `mentions` counts the notes."""
+
+    tenant: str
+    key: str
+    name: str
+    kind: EntityKind
+    aliases: tuple[str, ...] = ()
+    mentions: int = 0
+    first_seen: datetime | None = None
+    last_seen: datetime | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return _fields(self)
+
+
 @dataclass(frozen=True)
 class NoteAnalysis:
     """What an analyser derived for one note: its fields, its links and the neighbours it evolves."""
@@ -197,6 +230,7 @@ class NoteAnalysis:
     completion_tokens: int = 0
     dropped: tuple[str, ...] = ()  # why parts of the answer were not used
     degraded_reason: str | None = None
+    entities: tuple[Mention, ...] | None = None  # None: the analyser did not look (the extractor does)
 
 
 @dataclass(frozen=True)

@@ -13,6 +13,7 @@ from .tuning import Tuning
 
 DEFAULT_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
 STORES = ("auto", "neo4j", "embedded")
+ENTITY_EXTRACTORS = ("auto", "spacy", "rules", "off")  # auto: spaCy's model when installed, else the rules
 DEFAULT_LLM_MODEL = "gpt-4o-mini"
 OPENAI_BASE_URL = "https://api.openai.com/v1"  # with a key and no base URL
 N = TypeVar("N", int, float)
@@ -148,6 +149,7 @@ class Settings:
     link_budget: int = 20  # valid links per note; past it the weakest is invalidated
     evolution_attempts: int = 3  # re-analyses when a neighbour changed under a concurrent add
     tiers: TierSettings = field(default_factory=TierSettings)
+    entities: str = "auto"  # which extractor finds the entities a note mentions (ENTITY_EXTRACTORS)
     tuning: Tuning = field(default_factory=Tuning)  # how search ranks (set in code: dataclasses.replace)
 
     @classmethod
@@ -156,6 +158,9 @@ class Settings:
         store = (env.get("AMEM_STORE") or "auto").strip().lower()
         if store not in STORES:
             raise InvalidInput(f"AMEM_STORE must be one of {', '.join(STORES)}, got {store!r}")
+        entities = (env.get("AMEM_ENTITIES") or "auto").strip().lower()
+        if entities not in ENTITY_EXTRACTORS:
+            raise InvalidInput(f"AMEM_ENTITIES must be one of {', '.join(ENTITY_EXTRACTORS)}, got {entities!r}")
         return cls(
             store=store,
             data_dir=Path(env["AMEM_DATA_DIR"]).expanduser() if env.get("AMEM_DATA_DIR") else None,
@@ -176,6 +181,7 @@ class Settings:
             link_budget=_int(env, "AMEM_LINK_BUDGET", 20, maximum=10_000),
             evolution_attempts=_int(env, "AMEM_EVOLUTION_ATTEMPTS", 3, maximum=20),
             tiers=TierSettings.from_env(env),
+            entities=entities,
         )
 
     @property

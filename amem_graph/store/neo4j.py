@@ -29,6 +29,7 @@ from ..embedding import canonical_model
 from ..errors import InvalidInput, StoreError, StoreUnavailable
 from .base import SCHEMA_VERSION, SchemaState, StoreStats, Tx
 from .neo4j_attached import Neo4jAttached
+from .neo4j_entities import Neo4jEntities
 from .neo4j_notes import Neo4jNotes
 from .neo4j_tiers import Neo4jTiers
 from .records import note_from_record
@@ -46,7 +47,7 @@ _CONSOLIDATED = {
 }
 
 
-class Neo4jTx(Neo4jNotes, Neo4jTiers, Neo4jAttached):
+class Neo4jTx(Neo4jNotes, Neo4jTiers, Neo4jAttached, Neo4jEntities):
     """The primitives of one managed transaction of one tenant."""
 
 

@@ -24,7 +24,14 @@ from ..models import (
 )
 from .base import EVERY, Counted, EvolutionRecord, NoteRevision, Updated
 from .lucene import lucene_query
-from .records import evolution_from_record, link_from_record, note_from_record, time_of, version_from_record
+from .records import (
+    brief_note,
+    evolution_from_record,
+    link_from_record,
+    note_from_record,
+    time_of,
+    version_from_record,
+)
 
 _COUNTED = {"Note": "search/record_access", "Segment": "segment/visit", "Fact": "persona/used"}
 _UPDATED = {"Segment": "segment/update", "Fact": "persona/update"}
@@ -32,14 +39,7 @@ MAX_FETCH = 20_000  # the most notes one k-NN query asks the shared vector index
 
 
 def _note(props: dict[str, Any], brief: bool) -> Note:
-    """A note from a full map (@note_map) or a brief one (@note_brief: id, content, speaker, session, event
-    time), which ranking uses before it reads the final notes in full."""
-    if brief:
-        return Note(
-            id=props["id"], tenant=props["tenant"], content=props["content"], content_hash="",
-            speaker=props.get("speaker"), session=props.get("session"), event_time=time_of(props.get("event_time")),
-        )
-    return note_from_record(props)
+    return brief_note(props) if brief else note_from_record(props)
 
 
 def _link_row(link: Link) -> dict[str, Any]:

@@ -10,7 +10,7 @@ from datetime import datetime, timedelta, timezone
 from typing import Any
 
 from .. import validation
-from ..models import Evolution, Fact, Link, Note, NoteInput, NoteVersion, Page, Segment
+from ..models import Entity, Evolution, Fact, Link, Note, NoteInput, NoteVersion, Page, Segment
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 
@@ -38,6 +38,15 @@ def note_from_record(props: dict[str, Any], links: Sequence[dict[str, Any]] = ()
         speaker=props.get("speaker"), neighbourhood=props.get("neighbourhood") or "",
         links=tuple(link_from_record(link) for link in links),
         embedding=None if embedding is None else tuple(float(v) for v in embedding),
+    )
+
+
+def brief_note(props: Mapping[str, Any]) -> Note:
+    """A note from a brief map (cypher/fragments/note_brief.cypher: id, content, speaker, session, event time),
+    which ranking uses before it reads the final notes in full."""
+    return Note(
+        id=props["id"], tenant=props["tenant"], content=props["content"], content_hash="",
+        speaker=props.get("speaker"), session=props.get("session"), event_time=time_of(props.get("event_time")),
     )
 
 
@@ -120,4 +129,13 @@ def fact_from_record(props: Mapping[str, Any], pages: Sequence[str] = (), segmen
         created_at=time_of(props.get("created_at")), updated_at=time_of(props.get("updated_at")),
         page_ids=tuple(sorted(pages)), segment_ids=tuple(sorted(segments)),
         analysis=props.get("analysis") or "heuristic",
+    )
+
+
+def entity_from_record(props: Mapping[str, Any]) -> Entity:
+    return Entity(
+        tenant=props["tenant"], key=props["key"], name=props.get("name") or props["key"],
+        kind=props.get("kind") or "thing", aliases=tuple(props.get("aliases") or ()),
+        mentions=int(props.get("mentions") or 0), first_seen=time_of(props.get("first_seen")),
+        last_seen=time_of(props.get("last_seen")),
     )

@@ -16,7 +16,7 @@ from typing import Any
 UNIQUE: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("Note", ("id",)), ("Note", ("tenant", "source", "content_hash")), ("Evolution", ("id",)),
     ("TenantLock", ("tenant",)), ("AmemSchema", ("name",)), ("Page", ("id",)), ("Chain", ("id",)),
-    ("Segment", ("id",)), ("Persona", ("tenant",)), ("Fact", ("id",)),
+    ("Segment", ("id",)), ("Persona", ("tenant",)), ("Fact", ("id",)), ("Entity", ("tenant", "key")),
 )
 
 SESSION_KEYS = {"Note": "session", "Page": "session_id"}  # what `in_session` finds nodes by

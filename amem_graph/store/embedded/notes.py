@@ -168,6 +168,7 @@ class EmbeddedNotes:
             older for older in (graph.nodes[r.start] for r in graph.relationships(node, ["SUPERSEDED_BY"], "in"))
             if all(graph.nodes[s.end].key == node.key for s in graph.relationships(older, ["SUPERSEDED_BY"]))
         ]
+        mentioned = [graph.nodes[r.end] for r in graph.relationships(node, ["MENTIONS"])]
         before = [graph.nodes[r.start] for r in graph.relationships(node, ["NEXT"], "in")]
         after = [graph.nodes[r.end] for r in graph.relationships(node, ["NEXT"], "out")]
         for b in before:
@@ -179,6 +180,11 @@ class EmbeddedNotes:
                 graph.delete_node(doomed)
         for older in restored:
             graph.set(older, invalid_at=None)
+        for entity in mentioned:
+            if entity.props["mentions"] > 1:
+                graph.set(entity, mentions=entity.props["mentions"] - 1)
+            else:
+                graph.delete_node(entity)
         return [older.props["id"] for older in restored]
 
     # -- links and evolutions ---------------------------------------------------------------------

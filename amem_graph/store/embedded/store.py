@@ -25,6 +25,7 @@ from ..lucene import PAGE_FIELDS, TEXT_FIELDS
 from ..records import note_from_record
 from .admin import EmbeddedAdmin
 from .attached import EmbeddedAttached
+from .entities import EmbeddedEntities
 from .fulltext import FulltextIndex
 from .graph import Node, PropertyGraph, Rel
 from .notes import EmbeddedNotes
@@ -34,7 +35,7 @@ from .tiers import EmbeddedTiers
 T = TypeVar("T")
 
 
-class EmbeddedTx(EmbeddedNotes, EmbeddedTiers, EmbeddedAttached):
+class EmbeddedTx(EmbeddedNotes, EmbeddedTiers, EmbeddedAttached, EmbeddedEntities):
     """The primitives of one transaction of one tenant."""
 
 

