@@ -15,7 +15,7 @@ import numpy as np
 
 from . import validation
 from .embedding import Embedder, composite_text
-from .entities.extract import Extractor, note_mentions
+from .entities.extract import SPEAKER_CONFIDENCE, Extractor, note_mentions
 from .errors import EvolutionConflict, NoteNotFound
 from .llm.analyser import Analyser
 from .llm.prompts import PROMPT_VERSION
@@ -167,7 +167,11 @@ def apply_evolution(
 
 
 def mention_rows(note_id: str, mentions: Sequence[Mention], seen: datetime) -> list[MentionWrite]:
-    return [MentionWrite(note_id, m.key, m.name, m.kind, m.confidence, seen) for m in mentions]
+    """What the store writes of a note's mentions; a speaker's (certain) settles that its entity is a person."""
+    return [
+        MentionWrite(note_id, m.key, m.name, m.kind, m.confidence, seen, sure=m.confidence >= SPEAKER_CONFIDENCE)
+        for m in mentions
+    ]
 
 
 def revise_if_current(tx: NoteTx, revision: NoteRevision, expected_version: int) -> None:

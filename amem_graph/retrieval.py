@@ -3,6 +3,7 @@ and session order; results that say why each note was found."""
 
 from __future__ import annotations
 
+import math
 import re
 import threading
 import time
@@ -15,9 +16,10 @@ import numpy as np
 
 from . import validation
 from .embedding import Embedder
+from .entities.keys import entity_key, query_keys
 from .errors import AmemError, SchemaMismatch
 from .log import event
-from .models import NO_FILTER, Note, SearchFilter, SearchHit, Step
+from .models import NO_FILTER, Entity, Note, SearchFilter, SearchHit, Step
 from .store.base import NoteStore
 from .text import STOP_WORDS, stem, without_stamp
 from .tuning import DENSE_WEIGHT, Fusion, Tuning
@@ -130,6 +132,40 @@ def without_stop_words(query: str) -> str:
     return " ".join(kept) or query
 
 
+def specificity(mentions: int) -> float:
+    """How much naming an entity says about a note: 1 / log2(2 + the notes that mention it)."""
+    return 1.0 / math.log2(2 + max(0, mentions))
+
+
+def anchor(hits: list[SearchHit], anchored: Sequence[tuple[Entity, Note, float]], weight: float) -> list[SearchHit]:
+    """The candidates with entity anchors added: each note that mentions entities the query names scores
+    Σ specificity × confidence over them, scaled by the best such note to `weight` (a boost that names the
+    entities); a note only an anchor found joins the candidates with that alone."""
+    scores: dict[str, float] = {}
+    named: dict[str, list[str]] = {}
+    notes: dict[str, Note] = {}
+    for entity, note, confidence in anchored:
+        scores[note.id] = scores.get(note.id, 0.0) + specificity(entity.mentions) * confidence
+        named.setdefault(note.id, []).append(entity.name)
+        notes[note.id] = note
+    if not scores:
+        return hits
+    best = max(scores.values())
+    out = []
+    for hit in hits:
+        if (score := scores.pop(hit.note.id, None)) is not None:
+            bonus = weight * score / best
+            hit = replace(hit, score=hit.score + bonus, boosts=hit.boosts + ((_named(named[hit.note.id]), bonus),))
+        out.append(hit)
+    out += [SearchHit(notes[i], weight * s / best, boosts=((_named(named[i]), weight * s / best),)) for i, s in scores.items()]
+    return out
+
+
+def _named(names: Sequence[str]) -> str:
+    """A boost's label that says which entities earned it: "entity: Luna, Paris"."""
+    return "entity: " + ", ".join(sorted(set(names)))
+
+
 def _query_vector(vector: np.ndarray, store: NoteStore) -> list[float]:
     if store.dimension is None:
         raise SchemaMismatch("the store's schema has not been checked yet: open it through AgenticMemory")
@@ -167,6 +203,12 @@ class Retriever:
             lexical = self._threads.submit(self.store.read, tenant, lambda tx: tx.fulltext_search(
                 words, pool, filters=filters, fields=tuning.fields, brief=True,
             ))
+        anchored: Future[list[tuple[Entity, Note, float]]] | None = None
+        if tuning.entity_weight:
+            keys = query_keys(query, skip=frozenset(entity_key(n, kind="person") for n in names))
+            anchored = self._threads.submit(self.store.read, tenant, lambda tx: tx.mentioning(
+                keys, tuning.entity_notes, filters=filters,
+            ))
         dense: list[tuple[Note, float]] = []
         if mode in ("hybrid", "vector"):
             vector = _query_vector(self.embedder.embed_one(without_names(query, names) if tuning.strip_names else query), self.store)
@@ -174,7 +216,10 @@ class Retriever:
         fused = fuse(dense, lexical.result() if lexical else [], pool, tuning.dense_weight,
                      fusion=tuning.fusion, rrf_k=tuning.rrf_k)
         when = bool(_WHEN.search(query))
-        fused = sorted((self._prior(hit, names, when) for hit in fused), key=lambda hit: (-hit.score, hit.note.id))
+        fused = [self._prior(hit, names, when) for hit in fused]
+        if anchored is not None:
+            fused = anchor(fused, anchored.result(), tuning.entity_weight)
+        fused.sort(key=lambda hit: (-hit.score, hit.note.id))
         if not fused:
             return []
         reranked = tuning.session_weight or tuning.mmr is not None

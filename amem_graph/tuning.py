@@ -33,6 +33,10 @@ class Tuning:
         }
     )
     speaker_prior: float = 0.2  # added to notes by a speaker the query names
+    # Entity anchors: the notes that mention an entity the query names gain entity_weight × their share of
+    # the best anchor score; an entity weighs 1 / log2(2 + the notes mentioning it), so a rare name says more.
+    entity_weight: float = 0.0
+    entity_notes: int = 30  # the newest notes read per named entity
     strip_names: bool = True  # embed the query without the speakers it names
     session_weight: float = 0.3  # × the best score in the note's session
     when_boost: float = 0.1  # added to time-bearing notes on "when" questions

@@ -40,7 +40,9 @@ def test_init_add_get_search_roundtrip(cli_env: dict[str, str], cli_tenant: str)
     table = run(cli_env, "get", note["id"], "-t", cli_tenant)
     assert "Nate adopted a turtle" in table.stdout
     stats = json.loads(run(cli_env, "stats", "--tenant", cli_tenant, "--json").stdout)
+    entities = stats["labels"].pop("Entity")  # who and what the two notes mention: Nate, a turtle, Shelly...
     assert stats["labels"] == {"Note": 2, "Evolution": 2, "TenantLock": 1} and stats["store"] == "neo4j"
+    assert entities >= 3 and stats["relationships"]["MENTIONS"] >= 3
     assert run(cli_env, "delete", note["id"], "-t", cli_tenant).exit_code == 0
 
 
@@ -101,6 +103,8 @@ def test_without_neo4j_the_embedded_store_serves_from_its_folder(cli_env: dict[s
     doctor = {row["check"]: row for row in json.loads(run(env, "doctor", "--json").stdout)}
     assert doctor["store"]["detail"].startswith("embedded, in ") and doctor["java"]["detail"].startswith("not needed")
     assert doctor["database"]["ok"] and doctor["database"]["detail"].endswith("nodes, schema set")
+    rules = {row["check"]: row for row in json.loads(run({**env, "AMEM_ENTITIES": "rules"}, "doctor", "--json").stdout)}
+    assert rules["entities"]["detail"].startswith("rule-based")
     bad = run({**env, "AMEM_STORE": "sqlite"}, "list")
     assert bad.exit_code == 3 and "AMEM_STORE" in bad.stderr
 
@@ -115,7 +119,8 @@ def test_neo4j_env_without_a_server(cli_env: dict[str, str], tmp_path) -> None:
 def test_doctor_reports_every_check(cli_env: dict[str, str]) -> None:
     result = run(cli_env, "doctor", "--json")
     checks = {row["check"]: row for row in json.loads(result.stdout)}
-    assert set(checks) == {"store", "java", "neo4j jars", "cypher files", "database", "embedding model", "llm"}
+    assert set(checks) == {"store", "java", "neo4j jars", "cypher files", "database", "embedding model", "entities", "llm"}
+    assert checks["entities"]["ok"] and checks["entities"]["detail"].startswith(("spaCy", "rule-based"))
     assert checks["store"]["detail"].startswith("neo4j, at bolt://")
     assert checks["database"]["ok"] and "384 dimensions" in checks["database"]["detail"]
     assert checks["embedding model"]["ok"] and "384 dimensions" in checks["embedding model"]["detail"]
@@ -227,3 +232,17 @@ def test_a_value_outside_an_options_choices_is_a_bad_command_line(cli_env: dict[
     result = runner.invoke(app, list(args), env=cli_env)
     assert result.exit_code == 2, result.output  # as a missing argument or an out-of-range --hops is
     assert "Invalid value for" in result.stderr and "Traceback" not in result.output
+
+
+def test_entity_list_and_show(cli_env: dict[str, str], cli_tenant: str) -> None:
+    for text in ("Alice adopted a beagle named Max.", "Max the beagle loves the beach.", "Alice: Max sleeps a lot."):
+        assert run(cli_env, "add", text, "-t", cli_tenant).exit_code == 0
+    listed = {e["key"]: e for e in json.loads(run(cli_env, "entity", "list", "-t", cli_tenant, "--json").stdout)}
+    assert listed["max"]["mentions"] == 3 and listed["beagle"]["mentions"] == 2 and listed["alice"]["kind"] == "person"
+    shown = json.loads(run(cli_env, "entity", "show", "max", "-t", cli_tenant, "--json").stdout)
+    assert [n["content"] for n in shown["notes"]][0] == "Alice adopted a beagle named Max."
+    assert {r["entity"]["key"]: r["notes"] for r in shown["related"]}["beagle"] == 2
+    table = run(cli_env, "entity", "show", "Max", "-t", cli_tenant)
+    assert table.exit_code == 0 and "Max the beagle loves the beach." in table.stdout
+    missing = run(cli_env, "entity", "show", "Zed", "-t", cli_tenant)
+    assert missing.exit_code == 3 and "no entity 'Zed'" in missing.stderr

@@ -26,10 +26,13 @@ def two_tenants(browse_memory: AgenticMemory, make_browse_tenant):
 def test_every_saved_query_runs_and_stays_in_its_tenant(two_tenants) -> None:
     memory, (tenant, other) = two_tenants
     note_id = memory.list(tenant=tenant, limit=50)[-1].id  # the first note: linked and evolved
+    entity = memory.entities.list(tenant=tenant, limit=1)[0].key
     saved = cypher.saved_queries()
-    assert len(saved) == 5 and cypher.browser_style().read_text().count("relationship.") >= 6
+    assert len(saved) == 6 and cypher.browser_style().read_text().count("relationship.") >= 6
+    assert "node.Entity" in cypher.browser_style().read_text()
     for name, query in saved:
-        records = memory._store._driver.execute_query(query, {"tenant": tenant, "note_id": note_id}).records
+        params = {"tenant": tenant, "note_id": note_id, "entity": entity}
+        records = memory._store._driver.execute_query(query, params).records
         assert records, f"{name!r} found nothing"
         for record in records:
             for value in record.values():

@@ -145,3 +145,9 @@ def test_spacy_is_the_default_where_its_model_is_installed() -> None:
     extractor = default_extractor("spacy")
     assert extractor is not None and extractor.name == "spacy"
     assert default_extractor("auto").name == "spacy" and default_extractor("off") is None
+
+
+def test_a_speaker_is_a_person_whatever_the_extractor_said_first(memory: AgenticMemory) -> None:
+    memory.add("Alice adopted a beagle named Max.")  # the small model may take "Alice" here for an organisation
+    memory.add("Alice: Max sleeps a lot.", speaker="Alice")
+    assert memory.entities.get("Alice").kind == "person"

@@ -6,6 +6,7 @@ from __future__ import annotations
 import base64
 import json
 import os
+import re
 import sys
 from collections.abc import Callable
 from html.parser import HTMLParser
@@ -114,7 +115,7 @@ def test_explore_notebook_runs_offline_and_shows_its_findings(
     assert len(notes) == 33
     assert links and all(row[1] == "RELATES_TO" for row in links)
 
-    for tag in ("graph", "link-types"):
+    for tag in ("graph", "link-types", "entities"):
         (png,) = _outputs(nb, tag, "image/png")
         (FIGURES / f"{tag}.png").write_bytes(base64.b64decode(png))
 
@@ -128,6 +129,10 @@ def test_explore_notebook_runs_offline_and_shows_its_findings(
     assert "Bristol now" in hybrid[0][2]  # the newer fact answers first
     paths = [row[3] for row in fulltext if not row[3].startswith("seed")]
     assert paths and all("->" in path for path in paths)  # reached over links, each step shown
+
+    (top,) = _tables(nb, "entities")
+    assert {"Biscuit", "Tom", "Maya"} <= {row[0] for row in top}
+    assert re.search(r"Biscuit is mentioned in \d+ notes across 3 sessions", _text(nb, "entities"))
 
     assert "deleted tenant" in _text(nb, "cleanup")
     assert count_nodes(tenant) == 0  # the memory fixture's teardown deletes it too, should a cell fail

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from . import bench, browser, demo, history, ingest, notes, server, tiers, transfer
+from . import bench, browser, demo, entities, history, ingest, notes, server, tiers, transfer
 from .common import EXIT_CODES, user_errors
 from .doctor import doctor
 
@@ -19,6 +19,7 @@ app.add_typer(bench.app, name="bench")
 notes.register(app)
 history.register(app)
 tiers.register(app)
+entities.register(app)
 app.command()(user_errors(browser.browser))
 transfer.register(app)
 app.command()(user_errors(ingest.ingest))

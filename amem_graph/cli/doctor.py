@@ -13,6 +13,7 @@ from rich.text import Text
 
 from .. import admin, cypher
 from ..embedding import Embedder
+from ..entities.extract import default_extractor, model_path
 from ..errors import AmemError
 from ..llm import LLMClient
 from ..server import LocalNeo4j
@@ -82,19 +83,32 @@ def _llm(settings: Settings) -> str:
     return f"{where} answers and lists {settings.llm.model}"
 
 
+def _entities(settings: Settings) -> str:
+    try:
+        extractor = default_extractor(settings.entities)
+    except ImportError as err:
+        raise AmemError(f"AMEM_ENTITIES=spacy, but {err}") from None
+    if extractor is None:
+        return "off (AMEM_ENTITIES=off): only speakers become entities"
+    if extractor.name == "spacy":
+        return f"spaCy's en_core_web_sm from {model_path()}"
+    return ("rule-based (capitalised names, quoted titles, content words): spaCy or its model is not installed; "
+            "pip install amem-graph[entities] and -r requirements/entities-model.txt")
+
+
 def _cypher(settings: Settings) -> str:
     return f"{len(list(cypher.root().rglob('*.cypher')))} statements in {cypher.root()}"
 
 
 CHECKS: dict[str, Callable[[Settings], str]] = {
     "store": _store, "java": _java, "neo4j jars": _jars, "cypher files": _cypher, "database": _database, "embedding model": _model,
-    "llm": _llm,
+    "entities": _entities, "llm": _llm,
 }
 
 
 def doctor(as_json: Annotated[bool, typer.Option("--json")] = False) -> None:
-    """Which store is in use; Java, the Neo4j jars, the database and its indexes; the embedding model; the
-    LLM endpoint."""
+    """Which store is in use; Java, the Neo4j jars, the database and its indexes; the embedding model; which
+    entity extractor runs; the LLM endpoint."""
     settings = Settings.from_env()
     results = []
     for name, check in CHECKS.items():

@@ -6,6 +6,8 @@ from __future__ import annotations
 import re
 import unicodedata
 
+from ..text import STOP_WORDS
+
 _TITLES = frozenset({"mr", "mrs", "ms", "miss", "dr", "prof", "sir", "madam", "mx"})
 _ARTICLES = frozenset({"the", "a", "an", "my", "your", "his", "her", "our", "their", "its", "this", "that", "these", "those"})
 _WORD = re.compile(r"[^\W_]+(?:[-'][^\W_]+)*")
@@ -40,4 +42,21 @@ def entity_key(name: str, *, kind: str = "thing", lemma: str | None = None) -> s
     return " ".join(words)
 
 
-__all__ = ["entity_key", "singular"]
+def query_keys(query: str, *, max_words: int = 3, skip: frozenset[str] = frozenset()) -> list[str]:
+    """The keys an entity a question names could have: each run of up to `max_words` words, as a person's
+    name and as a thing's, without runs that start or end with a stop word. The store says which exist, so
+    no extractor runs on the search path."""
+    words = [w[:-2] if w.endswith("'s") else w for w in _WORD.findall(unicodedata.normalize("NFKC", query).replace("’", "'").lower())]
+    keys: dict[str, None] = {}
+    for size in range(1, max_words + 1):
+        for start in range(len(words) - size + 1):
+            run = words[start : start + size]
+            if run[0] in STOP_WORDS or run[-1] in STOP_WORDS or len(run[-1]) < 3:
+                continue
+            for kind in ("person", "thing"):
+                if (key := entity_key(" ".join(run), kind=kind)) and key not in skip:
+                    keys[key] = None
+    return list(keys)
+
+
+__all__ = ["entity_key", "query_keys", "singular"]

@@ -314,7 +314,7 @@ class TierTx(Protocol):
 @dataclass(frozen=True)
 class MentionWrite:
     """A note mentions an entity, resolved by the caller to its `key`; `seen` is when (the note's event time,
-    else now)."""
+    else now). With `sure`, the mention's kind replaces the entity's (a speaker is a person)."""
 
     note_id: str
     key: str
@@ -322,6 +322,7 @@ class MentionWrite:
     kind: str
     confidence: float
     seen: datetime
+    sure: bool = False
 
 
 MAX_ALIASES = 20  # names an entity keeps beside its own
@@ -332,7 +333,7 @@ class EntityTx(Protocol):
 
     def mention(self, mentions: Sequence[MentionWrite]) -> None:
         """Each note mentions its entity once (MENTIONS, the highest confidence given). An entity is created
-        on its first mention with that name and kind; `mentions` counts the notes that mention it; another
+        on its first mention with that name and kind (a `sure` mention sets the kind again); `mentions` counts the notes that mention it; another
         name joins its aliases (at most MAX_ALIASES); first and last seen span the mentions' times."""
 
     def entities(self, *, keys: Sequence[str] | None = None, limit: int = EVERY, offset: int = 0) -> list[Entity]:

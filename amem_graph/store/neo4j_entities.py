@@ -20,7 +20,7 @@ class Neo4jEntities:
     def mention(self, mentions: Sequence[MentionWrite]) -> None:
         rows = [
             {"note_id": m.note_id, "key": m.key, "name": m.name, "kind": m.kind, "confidence": m.confidence,
-             "seen": int(m.seen.timestamp() * 1000)}
+             "sure": m.sure, "seen": int(m.seen.timestamp() * 1000)}
             for m in mentions
         ]
         self._each("entity/mention", "rows", rows, max_aliases=MAX_ALIASES)

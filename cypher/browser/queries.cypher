@@ -1,6 +1,7 @@
 // Saved exploration queries for Neo4j Browser. Set the parameters first, e.g.
 //   :param tenant => 'demo'
 //   :param note_id => '<a note id from amem-graph list>'
+//   :param entity => '<an entity key from amem-graph entity list --json, e.g. caroline>'
 // then paste one query (each ends with a semicolon). Every query is scoped by $tenant.
 
 // name: A note's neighbourhood, with the reason of every link
@@ -36,3 +37,9 @@ WHERE r.invalid_at IS NULL
 WITH n, count(r) AS links
 ORDER BY links DESC LIMIT 10
 RETURN n.id AS id, links, left(n.content, 80) AS content, n.keywords AS keywords;
+
+// name: Everything about an entity: the notes that mention it, in time order, and the session steps between them
+MATCH (e:Entity {tenant: $tenant, key: $entity})<-[m:MENTIONS]-(n:Note {tenant: $tenant})
+OPTIONAL MATCH (n)-[x:NEXT]->(next:Note {tenant: $tenant})-[:MENTIONS]->(e)
+RETURN e, m, n, x, next
+ORDER BY coalesce(n.event_time, n.created_at);

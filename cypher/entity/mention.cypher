@@ -1,6 +1,6 @@
 // Notes mention entities ($rows: note_id, key, name, kind, confidence, seen as epoch milliseconds). An entity
 // is created on its first mention with that name and kind; `mentions` counts the notes that mention it, and
-// every other name it is mentioned by joins its aliases (a bounded list). The key was resolved by the
+// every other name it is mentioned by joins its aliases (a bounded list); a `sure` mention sets its kind. The key was resolved by the
 // caller (entities.keys); MERGE relies on the (tenant, key) constraint, under the tenant's lock.
 UNWIND $rows AS row
 MATCH (n:Note {tenant: $tenant, id: row.note_id})
@@ -11,7 +11,8 @@ ON CREATE SET e.name = row.name, e.kind = row.kind, e.aliases = [], e.mentions =
 MERGE (n)-[m:MENTIONS]->(e)
 ON CREATE SET m.confidence = row.confidence, e.mentions = e.mentions + 1
 ON MATCH SET m.confidence = CASE WHEN row.confidence > m.confidence THEN row.confidence ELSE m.confidence END
-SET e.aliases = CASE WHEN row.name = e.name OR row.name IN e.aliases OR size(e.aliases) >= $max_aliases
+SET e.kind = CASE WHEN row.sure THEN row.kind ELSE e.kind END,
+  e.aliases = CASE WHEN row.name = e.name OR row.name IN e.aliases OR size(e.aliases) >= $max_aliases
     THEN e.aliases ELSE e.aliases + row.name END,
   e.first_seen = CASE WHEN seen < e.first_seen THEN seen ELSE e.first_seen END,
   e.last_seen = CASE WHEN seen > e.last_seen THEN seen ELSE e.last_seen END

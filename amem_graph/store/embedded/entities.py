@@ -44,6 +44,8 @@ class EmbeddedEntities:
             changes: dict[str, object] = {
                 "first_seen": min(props["first_seen"], m.seen), "last_seen": max(props["last_seen"], m.seen),
             }
+            if m.sure:
+                changes["kind"] = m.kind
             if rel is None:
                 self.graph.create_rel("MENTIONS", note, entity, {"confidence": m.confidence})
                 changes["mentions"] = props["mentions"] + 1
