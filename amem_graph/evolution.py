@@ -364,7 +364,8 @@ class Evolver:
             self._contradiction(note, existing, by_id[link.target_id], link.reason)
             for link in analysis.links if link.type == "CONTRADICTS"
         )
-        mentions = analysis.entities if analysis.entities is not None else note_mentions(self.extractor, [own])[0]
+        given = None if analysis.entities is None else [analysis.entities]
+        mentions = note_mentions(self.extractor, [own], given)[0]
         decision = {
             "links": [asdict(link) for link in analysis.links],
             "updates": [asdict(update) for update in analysis.updates],

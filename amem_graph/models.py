@@ -184,7 +184,7 @@ class NeighbourUpdate:
 
 # What an entity is. `thing` covers the salient nouns a note talks about (a dog, a pottery class).
 EntityKind = Literal["person", "place", "org", "group", "work", "event", "thing"]
-ENTITY_KINDS: frozenset[str] = frozenset({"person", "place", "org", "group", "work", "event", "thing"})
+ENTITY_KINDS: tuple[str, ...] = ("person", "place", "org", "group", "work", "event", "thing")
 
 
 @dataclass(frozen=True)

@@ -193,3 +193,24 @@ def test_client_switches_to_reasoning_model_parameters_once_refused(llm: Scripte
     for later in (second, third):  # switched once, then kept
         assert later["max_completion_tokens"] == 77 and "max_tokens" not in later and "temperature" not in later
     assert the_client.usage()["op"]["calls"] == 3 and the_client.usage()["op"]["failures"] == 0
+
+
+def test_the_analysis_names_entities_in_the_same_call(llm: ScriptedLLM) -> None:
+    answer = {
+        "keywords": ["beagle"], "context": "Max is Alice's beagle.", "tags": ["pets"], "links": [],
+        "neighbour_updates": [],
+        "entities": [{"name": "Max", "kind": "person"}, {"name": "the Beagles", "kind": "thing"},
+                     {"name": "Alice", "kind": "wizard"}, {"name": 7, "kind": "thing"}, {"name": "max", "kind": "person"}],
+    }
+    llm.script(Answer(json.dumps(answer)))
+    the_client = client(llm)
+    result = LLMAnalyser(the_client).analyse(NoteInput(content="Max is a beagle.", id="new"), [])
+    assert [(m.key, m.kind) for m in result.entities or ()] == [("max", "person"), ("beagle", "thing"), ("alice", "thing")]
+    assert "unknown kind 'wizard'" in " | ".join(result.dropped) and "entity '7': not a name" in " | ".join(result.dropped)
+    assert the_client.usage()["analyse_note"]["calls"] == 1  # one call for the analysis and the entities
+    assert "entities" in llm.requests[-1]["response_format"]["json_schema"]["schema"]["required"]
+
+
+def test_an_answer_without_entities_leaves_them_to_the_extractor(llm: ScriptedLLM) -> None:
+    llm.script(Answer(json.dumps({"keywords": ["beagle"], "context": "A beagle.", "tags": ["pets"]})))
+    assert LLMAnalyser(client(llm)).analyse(NoteInput(content="Max is a beagle.", id="new"), []).entities is None

@@ -69,6 +69,13 @@ def _content_words(text: str) -> list[str]:
     return list(seen.values())
 
 
+def _names(note: str) -> list[str]:
+    """What the scripted model calls the note's entities: its capitalised words, then its content words."""
+    body = note.split(": ", 1)[-1]
+    capitalised = [w for w in _WORD.findall(body) if w[:1].isupper() and w.lower() not in STOP_WORDS]
+    return list(dict.fromkeys([*capitalised, *_content_words(body)]))
+
+
 def analysis_answer(request: dict[str, Any]) -> Answer:
     """A cooperative model: keywords and tags from the note's words, links to candidates that share
     one, and a tag added to the first linked candidate. Requests of the MemoryOS tiers (by the name of
@@ -97,6 +104,7 @@ def analysis_answer(request: dict[str, Any]) -> Answer:
     answer = {
         "keywords": words[:5], "context": f"A note about {', '.join(words[:3])}.", "tags": words[:2],
         "links": links[:3], "neighbour_updates": updates,
+        "entities": [{"name": w, "kind": "person" if w[:1].isupper() else "thing"} for w in _names(note)][:5],
     }
     return Answer(json.dumps(answer, separators=(",", ":")))
 

@@ -132,11 +132,15 @@ def _unique(found: Iterable[Mention]) -> tuple[Mention, ...]:
 SPEAKER_CONFIDENCE = 1.0
 
 
-def note_mentions(extractor: Extractor | None, notes: Sequence[Note | NoteInput]) -> list[tuple[Mention, ...]]:
+def note_mentions(
+    extractor: Extractor | None, notes: Sequence[Note | NoteInput], found: Sequence[Sequence[Mention]] | None = None,
+) -> list[tuple[Mention, ...]]:
     """What each note mentions: its speaker (a person) and the entities its words name (without the time
-    stamp and speaker prefix a turn may carry). With no extractor, only the speaker."""
-    texts = [split_speaker(n.content)[1] or n.content for n in notes]
-    found = extractor.mentions(texts) if extractor is not None else [() for _ in notes]
+    stamp and speaker prefix a turn may carry), or those `found` already (the LLM's). With no extractor,
+    only the speaker."""
+    if found is None:
+        texts = [split_speaker(n.content)[1] or n.content for n in notes]
+        found = extractor.mentions(texts) if extractor is not None else [() for _ in notes]
     out = []
     for note, mentions in zip(notes, found, strict=True):
         key = entity_key(note.speaker, kind="person") if note.speaker else ""

@@ -6,9 +6,19 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any, Protocol
 
+from ..entities.keys import entity_key
 from ..errors import LLMError
 from ..log import event
-from ..models import LINK_TYPES, NeighbourUpdate, NoteAnalysis, NoteInput, ProposedLink, SearchHit
+from ..models import (
+    ENTITY_KINDS,
+    LINK_TYPES,
+    Mention,
+    NeighbourUpdate,
+    NoteAnalysis,
+    NoteInput,
+    ProposedLink,
+    SearchHit,
+)
 from .client import LLMClient
 from .heuristic import HeuristicAnalyser
 from .prompts import ANALYSIS_SCHEMA, MAX_ANSWER_TOKENS, analysis_messages, handle
@@ -18,6 +28,7 @@ MAX_LABEL_CHARS = 100
 MAX_CONTEXT_CHARS = 1_000
 MAX_REASON_CHARS = 500
 DEFAULT_CONFIDENCE = 0.5
+LLM_ENTITY_CONFIDENCE = 0.8  # an entity the model named
 
 
 class Analyser(Protocol):
@@ -60,7 +71,7 @@ class LLMAnalyser:
             tags = self.fallback.analyse(note, ()).tags
         analysis = NoteAnalysis(
             keywords=keywords, context=context, tags=tags, links=answer.links(), updates=answer.updates(),
-            analysis="llm", model=reply.model, prompt_tokens=reply.prompt_tokens,
+            entities=answer.entities(), analysis="llm", model=reply.model, prompt_tokens=reply.prompt_tokens,
             completion_tokens=reply.completion_tokens, dropped=tuple(answer.dropped),
         )
         for reason in analysis.dropped:
@@ -153,6 +164,25 @@ class _Answer:
                     add_tags=add, remove_tags=remove,
                 )
         return tuple(updates.values())
+
+    def entities(self) -> tuple[Mention, ...] | None:
+        """The entities the answer names; None when it has no `entities` field (the extractor finds them)."""
+        if self.data.get("entities") is None:
+            return None
+        found: dict[str, Mention] = {}
+        for item in self._items("entities"):
+            name, kind = item.get("name"), str(item.get("kind", "thing")).strip().lower()
+            if not isinstance(name, str) or not name.strip() or len(name) > MAX_LABEL_CHARS or "\n" in name:
+                self.dropped.append(f"entity {str(name)[:40]!r}: not a name")
+                continue
+            if kind not in ENTITY_KINDS:
+                self.dropped.append(f"entity {name[:40]!r}: unknown kind {kind[:20]!r}, taken as a thing")
+                kind = "thing"
+            if key := entity_key(name, kind=kind):
+                found.setdefault(key, Mention(key, " ".join(name.split()), kind, LLM_ENTITY_CONFIDENCE))  # type: ignore[arg-type]
+        if len(found) > MAX_LABELS:
+            self.dropped.append(f"entities: kept the first {MAX_LABELS} of {len(found)}")
+        return tuple(list(found.values())[:MAX_LABELS])
 
     def _items(self, name: str) -> list[dict[str, Any]]:
         value = self.data.get(name) or []

@@ -8,9 +8,9 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from ..models import LINK_TYPES, NoteInput, SearchHit
+from ..models import ENTITY_KINDS, LINK_TYPES, NoteInput, SearchHit
 
-PROMPT_VERSION = "analysis-v2"
+PROMPT_VERSION = "analysis-v3"
 MAX_NOTE_CHARS = 4_000  # the new note, in the prompt
 MAX_CANDIDATE_CHARS = 240  # each candidate's content (and context), in the prompt
 MAX_ANSWER_TOKENS = 600
@@ -21,7 +21,8 @@ keywords: 3-6 key terms of NEW (names, things, events).
 context: one sentence: what NEW is about, who, when.
 tags: 2-5 lowercase topic tags.
 links: NEW to related candidates: target_id, type ({"|".join(sorted(LINK_TYPES))}), reason naming the shared evidence, confidence 0-1. CONTRADICTS only if NEW makes the candidate untrue.
-neighbour_updates: candidates whose context or tags NEW changes: id, context (new sentence or null), add_tags, remove_tags, reason. Only for real new information."""
+neighbour_updates: candidates whose context or tags NEW changes: id, context (new sentence or null), add_tags, remove_tags, reason. Only for real new information.
+entities: who and what NEW names (people, pets, places, groups, works, events, things): name as written, kind ({"|".join(ENTITY_KINDS)})."""
 
 
 def _strings() -> dict[str, Any]:
@@ -41,9 +42,10 @@ _UPDATE = _object(
     id={"type": "string"}, context={"type": ["string", "null"]}, add_tags=_strings(), remove_tags=_strings(),
     reason={"type": "string"},
 )
+_ENTITY = _object(name={"type": "string"}, kind={"type": "string", "enum": list(ENTITY_KINDS)})
 ANALYSIS_SCHEMA = _object(
     keywords=_strings(), context={"type": "string"}, tags=_strings(), links={"type": "array", "items": _LINK},
-    neighbour_updates={"type": "array", "items": _UPDATE},
+    neighbour_updates={"type": "array", "items": _UPDATE}, entities={"type": "array", "items": _ENTITY},
 )
 
 
