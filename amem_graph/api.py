@@ -17,10 +17,10 @@ from . import schema, validation
 from .admin import Admin
 from .attachments import Attachments
 from .embedding import Embedder, composite_text
-from .entities.extract import default_extractor, note_mentions
+from .entities.extract import default_extractor, mention_rows, note_mentions
 from .entities.lookup import Entities
 from .errors import EvolutionConflict, InvalidInput, LLMNotConfigured, NoteNotFound
-from .evolution import Evolver, identity, mention_rows, revise_if_current
+from .evolution import Evolver, identity, revise_if_current
 from .llm import Analyser, HeuristicAnalyser, LLMAnalyser, LLMClient
 from .log import event
 from .models import (
@@ -97,7 +97,7 @@ class AgenticMemory:
         )
         self.admin = Admin(self._store, self.embedder, self.tenant)
         self.attachments = Attachments(self._store, self.embedder.dimension)
-        self.entities = Entities(self._store, self.tenant)
+        self.entities = Entities(self._store, self.tenant, self._extractor)
 
     # -- writing ---------------------------------------------------------------------------------
 

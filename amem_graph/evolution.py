@@ -15,7 +15,7 @@ import numpy as np
 
 from . import validation
 from .embedding import Embedder, composite_text
-from .entities.extract import SPEAKER_CONFIDENCE, Extractor, note_mentions
+from .entities.extract import Extractor, mention_rows, note_mentions
 from .errors import EvolutionConflict, NoteNotFound
 from .llm.analyser import Analyser
 from .llm.prompts import PROMPT_VERSION
@@ -23,7 +23,7 @@ from .log import event
 from .models import LINK_TYPES, Link, Mention, Note, NoteAnalysis, NoteInput, SearchHit
 from .retrieval import Tuning, seeds
 from .settings import Settings
-from .store.base import EvolutionRecord, MentionWrite, NoteRevision, NoteStore, NoteTx, Tx
+from .store.base import EvolutionRecord, NoteRevision, NoteStore, NoteTx, Tx
 from .store.records import note_row
 from .text import split_speaker, without_stamp
 
@@ -164,14 +164,6 @@ def apply_evolution(
         write.prompt_tokens, write.completion_tokens, tuple(revised),
     ))
     return EvolutionOutcome(write.trigger_id, created=row is not None, revised=tuple(revised), decision=decision)
-
-
-def mention_rows(note_id: str, mentions: Sequence[Mention], seen: datetime) -> list[MentionWrite]:
-    """What the store writes of a note's mentions; a speaker's (certain) settles that its entity is a person."""
-    return [
-        MentionWrite(note_id, m.key, m.name, m.kind, m.confidence, seen, sure=m.confidence >= SPEAKER_CONFIDENCE)
-        for m in mentions
-    ]
 
 
 def revise_if_current(tx: NoteTx, revision: NoteRevision, expected_version: int) -> None:

@@ -7,10 +7,11 @@ from datetime import datetime, timezone
 
 import pytest
 
-from amem_graph import AgenticMemory, EntityNotFound, InvalidInput
+from amem_graph import AgenticMemory, EntityNotFound, InvalidInput, validation
 from amem_graph.entities.extract import RuleExtractor, default_extractor, model_path, note_mentions
 from amem_graph.entities.keys import entity_key, singular
 from amem_graph.models import NoteInput
+from amem_graph.store.records import note_row
 
 STORES = ("neo4j", "embedded")
 
@@ -168,3 +169,22 @@ def test_with_an_llm_the_analysis_names_the_entities(memory: AgenticMemory, sett
     found = {e.key: (e.kind, c) for e, c in memory.entities.of_note(note.id)}
     assert found["gina"] == ("person", 1.0) and found["paris"] == ("person", 0.8)  # the scripted model's kinds
     assert "louvre" in found
+
+
+def test_backfill_finds_the_entities_of_notes_from_before_and_counts_nothing_twice(memory: AgenticMemory) -> None:
+    from amem_graph.entities.lookup import Entities
+
+    memory.add("Gina: Luna the cat sleeps all day.")
+    before = _entities(memory)
+    blind = Entities(memory._store, memory.tenant, None)  # as if the notes came from a store without entities
+    assert blind.backfill(batch=1) == 1 and _entities(memory) == before  # nothing counted twice
+    with pytest.raises(InvalidInput):
+        memory.entities.backfill(batch=0)
+    memory.delete(memory.list()[0].id)
+    assert _entities(memory) == {}
+    checked = validation.note_input(NoteInput("Jon: Rome was hot.", speaker="Jon"), 1000)
+    old = note_row(checked, memory.embedder.embed_one("Rome"), "none", None, memory.embedder.dimension)
+    memory._store.write(memory.tenant, lambda tx: tx.create_notes([old]))  # a note as schema 5 wrote it
+    assert _entities(memory) == {}
+    assert memory.entities.backfill() == 1 and _entities(memory) == {"jon": ("person", 1), "rome": ("place", 1)}
+    assert memory.entities.backfill() == 1 and _entities(memory)["rome"] == ("place", 1)

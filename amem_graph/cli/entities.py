@@ -17,6 +17,7 @@ def register(app: typer.Typer) -> None:
     entity_app = typer.Typer(help="Entities: who and what the notes mention, across sessions.", no_args_is_help=True)
     entity_app.command(name="list")(user_errors(list_entities))
     entity_app.command()(user_errors(show))
+    entity_app.command()(user_errors(backfill))
     app.add_typer(entity_app, name="entity")
 
 
@@ -64,3 +65,15 @@ def show(
         for other, together in profile.related:
             related.add_row(*plain(other.name, other.kind, together))
         console.print(related)
+
+
+def backfill(tenant: TenantOption = None, as_json: JsonOption = False) -> None:
+    """Find the entities of every note of a tenant: for notes written before there were entities (schema 6);
+    running it again writes no mention twice."""
+    with memory(tenant) as mem:
+        read = mem.entities.backfill()
+        entities = len(mem.entities.list(limit=1_000_000))
+    if as_json:
+        print_json({"notes": read, "entities": entities})
+    else:
+        console.print(f"{read} notes read; the tenant has {entities} entities")

@@ -7,12 +7,14 @@ import importlib.util
 import logging
 import re
 from collections.abc import Iterable, Sequence
+from datetime import datetime
 from functools import cache
 from pathlib import Path
 from typing import Any, Protocol
 
 from ..log import event
 from ..models import EntityKind, Mention, Note, NoteInput
+from ..store.base import MentionWrite
 from ..text import STOP_WORDS, split_speaker
 from .keys import entity_key
 
@@ -149,6 +151,14 @@ def note_mentions(
     return out
 
 
+def mention_rows(note_id: str, mentions: Sequence[Mention], seen: datetime) -> list[MentionWrite]:
+    """What the store writes of a note's mentions; a speaker's (certain) settles that its entity is a person."""
+    return [
+        MentionWrite(note_id, m.key, m.name, m.kind, m.confidence, seen, sure=m.confidence >= SPEAKER_CONFIDENCE)
+        for m in mentions
+    ]
+
+
 @cache
 def default_extractor(choice: str = "auto") -> Extractor | None:
     """spaCy when asked for or when installed (`auto`), else the rules; None when `off` (only speakers are
@@ -170,4 +180,6 @@ def default_extractor(choice: str = "auto") -> Extractor | None:
     return RuleExtractor()
 
 
-__all__ = ["Extractor", "RuleExtractor", "SpacyExtractor", "default_extractor", "model_path", "note_mentions"]
+__all__ = [
+    "Extractor", "RuleExtractor", "SpacyExtractor", "default_extractor", "mention_rows", "model_path", "note_mentions",
+]

@@ -11,6 +11,7 @@ from .. import validation
 from ..errors import EntityNotFound, InvalidInput
 from ..models import Entity, Note
 from ..store.base import MemoryStore, Tx
+from .extract import Extractor, mention_rows, note_mentions
 from .keys import entity_key
 
 _EARLIEST = datetime.min.replace(tzinfo=timezone.utc)
@@ -30,11 +31,30 @@ class EntityProfile:
 
 
 class Entities:
-    """A tenant's entities: list them, look one up by name, see what a note mentions."""
+    """A tenant's entities: list them, look one up by name, see what a note mentions, find them in notes
+    written before there were entities."""
 
-    def __init__(self, store: MemoryStore, tenant: str) -> None:
+    def __init__(self, store: MemoryStore, tenant: str, extractor: Extractor | None) -> None:
         self._store = store
         self._tenant = tenant
+        self._extractor = extractor
+
+    def backfill(self, *, tenant: str | None = None, batch: int = 200) -> int:
+        """Find the entities of every note of the tenant (notes from before schema 6 have none), `batch`
+        notes per transaction; a note's mentions are written once however often this runs. Returns the
+        notes read."""
+        if batch < 1:
+            raise InvalidInput(f"batch must be at least 1, got {batch}")
+        tenant = self._of(tenant)
+        offset = 0
+        while notes := self._store.read(tenant, lambda tx: tx.notes(limit=batch, offset=offset)):
+            rows = [
+                row for note, found in zip(notes, note_mentions(self._extractor, notes), strict=True)
+                for row in mention_rows(note.id, found, note.event_time or note.created_at or validation.now())
+            ]
+            self._store.write(tenant, lambda tx: tx.mention(rows))
+            offset += len(notes)
+        return offset
 
     def list(self, *, tenant: str | None = None, limit: int = 50, offset: int = 0) -> list[Entity]:
         """The tenant's entities, the most mentioned first."""
