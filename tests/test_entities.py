@@ -155,20 +155,25 @@ def test_a_speaker_is_a_person_whatever_the_extractor_said_first(memory: Agentic
 
 
 def test_with_an_llm_the_analysis_names_the_entities(memory: AgenticMemory, settings, tmp_path) -> None:
+    import json
     from dataclasses import replace as with_
 
-    from amem_graph.bench.scripted_llm import ScriptedLLM
+    from amem_graph.bench.scripted_llm import Answer, ScriptedLLM
     from amem_graph.settings import LLMSettings
 
     with ScriptedLLM() as llm:
         llm_settings = with_(settings, llm=LLMSettings(base_url=llm.base_url, api_key="test", model="scripted"))
         store = memory._store if memory.admin.kind == "embedded" else None
         with AgenticMemory(llm_settings, tenant=memory.tenant, store=store) as smart:
-            note = smart.add("Gina: Paris and the Louvre were lovely.", speaker="Gina")
+            llm.script(Answer(json.dumps({
+                "keywords": ["paris"], "context": "Gina liked Paris.", "tags": ["travel"], "links": [],
+                "neighbour_updates": [], "entities": ["Paris", "the Louvre", "Mona Lisa"],
+            })))
+            note = smart.add("Gina: Paris and the Louvre were lovely, and so was the Mona Lisa.", speaker="Gina")
             assert note.analysis == "llm" and len(llm.requests) == 1
     found = {e.key: (e.kind, c) for e, c in memory.entities.of_note(note.id)}
-    assert found["gina"] == ("person", 1.0) and found["paris"] == ("person", 0.8)  # the scripted model's kinds
-    assert "louvre" in found
+    assert found["gina"] == ("person", 1.0) and found["paris"] == ("place", 0.9)  # the extractor's kind wins
+    assert "mona lisa" in found and "louvre" in found
 
 
 def test_backfill_finds_the_entities_of_notes_from_before_and_counts_nothing_twice(memory: AgenticMemory) -> None:

@@ -44,6 +44,8 @@ ABLATIONS: dict[str, tuple[dict[str, Any], int | None]] = {
     "rrf fusion": ({"fusion": "rrf"}, None),
     "dense weight 0.6": ({"dense_weight": 0.6}, None),
     "+ mmr 0.7": ({"mmr": 0.7}, None),
+    "+ entity anchors 0.1": ({"entity_weight": 0.1}, None),
+    "+ entity anchors 0.1, hops 0": ({"entity_weight": 0.1}, 0),
 }
 
 

@@ -104,7 +104,7 @@ def analysis_answer(request: dict[str, Any]) -> Answer:
     answer = {
         "keywords": words[:5], "context": f"A note about {', '.join(words[:3])}.", "tags": words[:2],
         "links": links[:3], "neighbour_updates": updates,
-        "entities": [{"name": w, "kind": "person" if w[:1].isupper() else "thing"} for w in _names(note)][:5],
+        "entities": _names(note)[:5],
     }
     return Answer(json.dumps(answer, separators=(",", ":")))
 

@@ -135,19 +135,20 @@ SPEAKER_CONFIDENCE = 1.0
 
 
 def note_mentions(
-    extractor: Extractor | None, notes: Sequence[Note | NoteInput], found: Sequence[Sequence[Mention]] | None = None,
+    extractor: Extractor | None, notes: Sequence[Note | NoteInput], given: Sequence[Sequence[Mention]] | None = None,
 ) -> list[tuple[Mention, ...]]:
-    """What each note mentions: its speaker (a person) and the entities its words name (without the time
-    stamp and speaker prefix a turn may carry), or those `found` already (the LLM's). With no extractor,
-    only the speaker."""
-    if found is None:
-        texts = [split_speaker(n.content)[1] or n.content for n in notes]
-        found = extractor.mentions(texts) if extractor is not None else [() for _ in notes]
+    """What each note mentions: its speaker (a person), the entities the extractor finds in its words (without
+    the time stamp and speaker prefix a turn may carry), and those `given` (the LLM's names: they add what
+    the extractor missed, and the extractor's kinds win). With no extractor, the speaker and `given` only."""
+    texts = [split_speaker(n.content)[1] or n.content for n in notes]
+    found = extractor.mentions(texts) if extractor is not None else [() for _ in notes]
+    extra = given if given is not None else [() for _ in notes]
     out = []
-    for note, mentions in zip(notes, found, strict=True):
+    for note, mentions, named in zip(notes, found, extra, strict=True):
         key = entity_key(note.speaker, kind="person") if note.speaker else ""
         speaker = (Mention(key, note.speaker, "person", SPEAKER_CONFIDENCE),) if key and note.speaker else ()
-        out.append(_unique((*speaker, *mentions)))
+        held = {m.key for m in (*speaker, *mentions)}
+        out.append(_unique((*speaker, *mentions, *(m for m in named if m.key not in held))))
     return out
 
 

@@ -10,7 +10,6 @@ from ..entities.keys import entity_key
 from ..errors import LLMError
 from ..log import event
 from ..models import (
-    ENTITY_KINDS,
     LINK_TYPES,
     Mention,
     NeighbourUpdate,
@@ -166,23 +165,16 @@ class _Answer:
         return tuple(updates.values())
 
     def entities(self) -> tuple[Mention, ...] | None:
-        """The entities the answer names; None when it has no `entities` field (the extractor finds them)."""
+        """The entities the answer names, as things (the extractor's kinds win: entities.extract.note_mentions;
+        a capitalised name is not made singular); None when it has no `entities` field."""
         if self.data.get("entities") is None:
             return None
+        names = self.labels("entities", self.data.get("entities")) or ()
         found: dict[str, Mention] = {}
-        for item in self._items("entities"):
-            name, kind = item.get("name"), str(item.get("kind", "thing")).strip().lower()
-            if not isinstance(name, str) or not name.strip() or len(name) > MAX_LABEL_CHARS or "\n" in name:
-                self.dropped.append(f"entity {str(name)[:40]!r}: not a name")
-                continue
-            if kind not in ENTITY_KINDS:
-                self.dropped.append(f"entity {name[:40]!r}: unknown kind {kind[:20]!r}, taken as a thing")
-                kind = "thing"
-            if key := entity_key(name, kind=kind):
-                found.setdefault(key, Mention(key, " ".join(name.split()), kind, LLM_ENTITY_CONFIDENCE))  # type: ignore[arg-type]
-        if len(found) > MAX_LABELS:
-            self.dropped.append(f"entities: kept the first {MAX_LABELS} of {len(found)}")
-        return tuple(list(found.values())[:MAX_LABELS])
+        for name in names:
+            if key := entity_key(name, kind="person" if name[:1].isupper() else "thing"):
+                found.setdefault(key, Mention(key, " ".join(name.split()), "thing", LLM_ENTITY_CONFIDENCE))
+        return tuple(found.values())
 
     def _items(self, name: str) -> list[dict[str, Any]]:
         value = self.data.get(name) or []

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from ..models import ENTITY_KINDS, LINK_TYPES, NoteInput, SearchHit
+from ..models import LINK_TYPES, NoteInput, SearchHit
 
 PROMPT_VERSION = "analysis-v3"
 MAX_NOTE_CHARS = 4_000  # the new note, in the prompt
@@ -17,12 +17,12 @@ MAX_ANSWER_TOKENS = 600
 _STAMP = re.compile(r"^\s*\[[^\]]{0,80}\]\s*")
 
 ANALYSIS_SYSTEM = f"""Zettelkasten memory. Analyse NEW against the CANDIDATES (c1..cN). Return JSON:
-keywords: 3-6 key terms of NEW (names, things, events).
+keywords: 3-6 key terms of NEW.
 context: one sentence: what NEW is about, who, when.
 tags: 2-5 lowercase topic tags.
 links: NEW to related candidates: target_id, type ({"|".join(sorted(LINK_TYPES))}), reason naming the shared evidence, confidence 0-1. CONTRADICTS only if NEW makes the candidate untrue.
 neighbour_updates: candidates whose context or tags NEW changes: id, context (new sentence or null), add_tags, remove_tags, reason. Only for real new information.
-entities: who and what NEW names (people, pets, places, groups, works, events, things): name as written, kind ({"|".join(ENTITY_KINDS)})."""
+entities: the people, pets, places and things NEW names."""
 
 
 def _strings() -> dict[str, Any]:
@@ -42,10 +42,9 @@ _UPDATE = _object(
     id={"type": "string"}, context={"type": ["string", "null"]}, add_tags=_strings(), remove_tags=_strings(),
     reason={"type": "string"},
 )
-_ENTITY = _object(name={"type": "string"}, kind={"type": "string", "enum": list(ENTITY_KINDS)})
 ANALYSIS_SCHEMA = _object(
     keywords=_strings(), context={"type": "string"}, tags=_strings(), links={"type": "array", "items": _LINK},
-    neighbour_updates={"type": "array", "items": _UPDATE}, entities={"type": "array", "items": _ENTITY},
+    neighbour_updates={"type": "array", "items": _UPDATE}, entities=_strings(),
 )
 
 
@@ -96,7 +95,7 @@ MAX_PAGE_CHARS = 1_500  # each side of a turn, in a prompt
 
 TURN_SYSTEM = """Dialogue memory. Decide whether NEW continues the topic of PREVIOUS (same conversation thread).
 Return JSON: continues (true/false); chain_summary: one short sentence summing up the thread so far (with NEW,
-if it continues; else NEW alone); keywords: 3-6 key terms of NEW (names, things, events)."""
+if it continues; else NEW alone); keywords: 3-6 key terms of NEW."""
 TURN_SCHEMA = _object(continues={"type": "boolean"}, chain_summary={"type": "string"}, keywords=_strings())
 
 SEGMENT_SYSTEM = """Topic memory. SUMMARY sums up a topic of past dialogue; NEW is a turn that joins it.
