@@ -58,6 +58,7 @@ def run(settings: Settings, data: Path, *, conversation: str | None = None, limi
                 after = llm_client.usage()[OPERATION]
                 usage = {name: after[name] - before[name] for name in after}
                 stats = memory.stats(tenant=tenant)
+                entities = memory.entities.extractor
             finally:
                 if not keep:
                     memory.admin.delete_tenant(tenant)
@@ -73,6 +74,7 @@ def run(settings: Settings, data: Path, *, conversation: str | None = None, limi
         "tokenizer": TOKENIZER,
         "schema_tokens_in_prompt": count_tokens(json.dumps(ANALYSIS_SCHEMA, separators=(",", ":"))),
         "prompt_version": PROMPT_VERSION,
+        "entities": entities,  # the extractor beside the LLM's names
         "add_ms": percentiles(add_ms),  # the whole add except the LLM call
         "embed_ms": percentiles(embed_ms),  # of which the embedding model (content, then composites)
         "add_ms_without_embedding": percentiles([a - e for a, e in zip(add_ms, embed_ms, strict=True)]),
@@ -116,6 +118,7 @@ def run_tiers(settings: Settings, data: Path, *, conversation: str | None = None
                         memory.tiers.flush(session_id=str(turn.session))  # its calls count, its time not
                 usage = llm_client.usage()
                 stats = memory.stats(tenant=tenant)
+                entities = memory.entities.extractor
                 segments = memory.tiers.segments(include_archived=True)
             finally:
                 if not keep:

@@ -39,6 +39,11 @@ class Entities:
         self._tenant = tenant
         self._extractor = extractor
 
+    @property
+    def extractor(self) -> str:
+        """Which extractor finds the entities of new notes: spacy, rules or off."""
+        return self._extractor.name if self._extractor is not None else "off"
+
     def backfill(self, *, tenant: str | None = None, batch: int = 200) -> int:
         """Find the entities of every note of the tenant (notes from before schema 6 have none), `batch`
         notes per transaction; a note's mentions are written once however often this runs. Returns the
