@@ -118,7 +118,6 @@ def run_tiers(settings: Settings, data: Path, *, conversation: str | None = None
                         memory.tiers.flush(session_id=str(turn.session))  # its calls count, its time not
                 usage = llm_client.usage()
                 stats = memory.stats(tenant=tenant)
-                entities = memory.entities.extractor
                 segments = memory.tiers.segments(include_archived=True)
             finally:
                 if not keep:
