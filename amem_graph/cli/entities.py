@@ -8,7 +8,7 @@ import typer
 from rich.table import Table
 
 from .common import console, flat, plain, print_json, short_id, text_column, user_errors, value_column
-from .notes import JsonOption, TenantOption, memory
+from .notes import JsonOption, LimitOption, OffsetOption, TenantOption, memory
 
 NameArgument = Annotated[str, typer.Argument(help="The entity's name, as a note says it (case and plurals do not matter).")]
 
@@ -22,10 +22,7 @@ def register(app: typer.Typer) -> None:
 
 
 def list_entities(
-    tenant: TenantOption = None,
-    limit: Annotated[int, typer.Option(min=1, max=1000)] = 20,
-    offset: Annotated[int, typer.Option(min=0)] = 0,
-    as_json: JsonOption = False,
+    tenant: TenantOption = None, limit: LimitOption = 20, offset: OffsetOption = 0, as_json: JsonOption = False
 ) -> None:
     """List entities, the most mentioned first."""
     with memory(tenant) as mem:

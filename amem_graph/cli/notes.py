@@ -32,6 +32,8 @@ T = TypeVar("T")
 
 TenantOption = Annotated[str | None, typer.Option("--tenant", "-t", help="Tenant [default: $AMEM_TENANT or 'default']")]
 JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")]
+LimitOption = Annotated[int, typer.Option(min=1, max=1000)]
+OffsetOption = Annotated[int, typer.Option(min=0)]
 NoteIdArgument = Annotated[str, typer.Argument(help="A note id, or its first characters (as tables show it).")]
 
 SearchMode = choices("SearchMode", MODES)
@@ -127,12 +129,7 @@ def get(note_id: NoteIdArgument, tenant: TenantOption = None, as_json: JsonOptio
     show_note(note)
 
 
-def list_notes(
-    tenant: TenantOption = None,
-    limit: Annotated[int, typer.Option(min=1, max=1000)] = 20,
-    offset: Annotated[int, typer.Option(min=0)] = 0,
-    as_json: JsonOption = False,
-) -> None:
+def list_notes(tenant: TenantOption = None, limit: LimitOption = 20, offset: OffsetOption = 0, as_json: JsonOption = False) -> None:
     """List notes, newest first."""
     with memory(tenant) as mem:
         notes = mem.list(limit=limit, offset=offset)
