@@ -31,7 +31,8 @@ _KINDS: dict[str, EntityKind] = {
 GENERIC_NOUNS = frozenset(
     "time times thing things way ways lot lots day days week weeks year years month months today tonight "
     "yesterday tomorrow bit kind sort stuff idea ideas people person one ones something anything everything "
-    "nothing morning evening night weekend moment while part place end fun hey".split()
+    "nothing morning evening night weekend moment while part place end fun hey thanks thank congrats "
+    "congratulations wow yeah lol".split()
 )
 NAMED_CONFIDENCE = 0.9  # a named entity the model tagged
 NOUN_CONFIDENCE = 0.7  # the head of a noun phrase
