@@ -7,6 +7,7 @@ import json
 import logging
 import uuid
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field, replace
 from datetime import datetime, timezone
 from typing import Any
@@ -15,7 +16,7 @@ import numpy as np
 
 from . import validation
 from .embedding import Embedder, composite_text
-from .entities.extract import Extractor, mention_rows, note_mentions
+from .entities.extract import Extractor, extract, mention_rows, note_mentions
 from .errors import EvolutionConflict, NoteNotFound
 from .llm.analyser import Analyser
 from .llm.prompts import PROMPT_VERSION
@@ -222,6 +223,10 @@ class Evolver:
         self.analyser = analyser
         self.settings = settings
         self.extractor = extractor
+        self._extracting = ThreadPoolExecutor(max_workers=1, thread_name_prefix="amem-entities")
+
+    def close(self) -> None:
+        self._extracting.shutdown(wait=True)
 
     def add(self, tenant: str, note: NoteInput, *, neighbourhood: str | None = None) -> EvolutionOutcome:
         """Store a validated note with its analysis, links and neighbour evolution; a repeat returns the original.
@@ -229,6 +234,9 @@ class Evolver:
         tiers, whose dialogue order lives on its pages)."""
         if known := self.store.read(tenant, lambda tx: tx.notes(keys=[identity(note)])):
             return EvolutionOutcome(known[0].id, created=False)
+        # The extractor runs beside the embedding and the candidate search (both release the GIL in their
+        # native code), so an add waits for the longer of the two, not their sum.
+        extracted = self._extracting.submit(extract, self.extractor, [note])
         query = candidate_text(note.content)
         vector = self.embedder.embed_one(query)
         session = note.session
@@ -236,7 +244,8 @@ class Evolver:
         def plan() -> EvolutionWrite:
             hits = self._candidates(tenant, query, vector)
             tail = self.store.read(tenant, lambda tx: tx.notes(session=session, limit=2 * NEIGHBOURHOOD_TURNS)) if session else []
-            return self._plan(note, self.analyser.analyse(note, hits), hits, tail=tail, neighbourhood=neighbourhood)
+            return self._plan(note, self.analyser.analyse(note, hits), hits, tail=tail, neighbourhood=neighbourhood,
+                              extracted=extracted.result()[0])
 
         outcome = self._attempts(tenant, note.id, plan)
         if outcome is None:  # cannot happen: the last attempt of an add skips stale neighbours instead
@@ -299,6 +308,7 @@ class Evolver:
     def _plan(
         self, note: NoteInput, analysis: NoteAnalysis, candidates: Sequence[SearchHit], *,
         existing: Note | None = None, tail: Sequence[Note] = (), neighbourhood: str | None = None,
+        extracted: Sequence[Mention] | None = None,
     ) -> EvolutionWrite:
         by_id = {hit.note.id: hit.note for hit in candidates}
         analysis = self._offered_only(note.id, analysis, by_id)
@@ -357,7 +367,7 @@ class Evolver:
             for link in analysis.links if link.type == "CONTRADICTS"
         )
         given = None if analysis.entities is None else [analysis.entities]
-        mentions = note_mentions(self.extractor, [own], given)[0]
+        mentions = note_mentions(self.extractor, [own], given, None if extracted is None else [extracted])[0]
         decision = {
             "links": [asdict(link) for link in analysis.links],
             "updates": [asdict(update) for update in analysis.updates],

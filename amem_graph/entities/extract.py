@@ -6,6 +6,7 @@ from __future__ import annotations
 import importlib.util
 import logging
 import re
+import threading
 from collections.abc import Iterable, Sequence
 from datetime import datetime
 from functools import cache
@@ -62,9 +63,11 @@ class SpacyExtractor:
         import spacy  # an optional dependency: `pip install amem-graph[entities]`
 
         self._nlp: Any = spacy.load(path)
+        self._lock = threading.Lock()  # one pipeline, shared by the threads of a process
 
     def mentions(self, texts: Sequence[str]) -> list[tuple[Mention, ...]]:
-        return [_unique(_from_doc(doc)) for doc in self._nlp.pipe(list(texts), batch_size=64)]
+        with self._lock:
+            return [_unique(_from_doc(doc)) for doc in self._nlp.pipe(list(texts), batch_size=64)]
 
 
 def _from_doc(doc: Any) -> Iterable[Mention]:
@@ -135,14 +138,21 @@ def _unique(found: Iterable[Mention]) -> tuple[Mention, ...]:
 SPEAKER_CONFIDENCE = 1.0
 
 
+def extract(extractor: Extractor | None, notes: Sequence[Note | NoteInput]) -> list[tuple[Mention, ...]]:
+    """What the extractor finds in each note's words, without the time stamp and speaker prefix a turn may carry."""
+    if extractor is None:
+        return [() for _ in notes]
+    return extractor.mentions([split_speaker(n.content)[1] or n.content for n in notes])
+
+
 def note_mentions(
     extractor: Extractor | None, notes: Sequence[Note | NoteInput], given: Sequence[Sequence[Mention]] | None = None,
+    extracted: Sequence[Sequence[Mention]] | None = None,
 ) -> list[tuple[Mention, ...]]:
-    """What each note mentions: its speaker (a person), the entities the extractor finds in its words (without
-    the time stamp and speaker prefix a turn may carry), and those `given` (the LLM's names: they add what
-    the extractor missed, and the extractor's kinds win). With no extractor, the speaker and `given` only."""
-    texts = [split_speaker(n.content)[1] or n.content for n in notes]
-    found = extractor.mentions(texts) if extractor is not None else [() for _ in notes]
+    """What each note mentions: its speaker (a person), what the extractor finds (`extract`, unless `extracted`
+    already), and those `given` (the LLM's names: they add what the extractor missed, and the extractor's
+    kinds win). With no extractor, the speaker and `given` only."""
+    found = extracted if extracted is not None else extract(extractor, notes)
     extra = given if given is not None else [() for _ in notes]
     out = []
     for note, mentions, named in zip(notes, found, extra, strict=True):
@@ -183,5 +193,6 @@ def default_extractor(choice: str = "auto") -> Extractor | None:
 
 
 __all__ = [
-    "Extractor", "RuleExtractor", "SpacyExtractor", "default_extractor", "mention_rows", "model_path", "note_mentions",
+    "Extractor", "RuleExtractor", "SpacyExtractor", "default_extractor", "extract", "mention_rows", "model_path",
+    "note_mentions",
 ]
