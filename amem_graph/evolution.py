@@ -7,7 +7,6 @@ import json
 import logging
 import uuid
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field, replace
 from datetime import datetime, timezone
 from typing import Any
@@ -223,10 +222,6 @@ class Evolver:
         self.analyser = analyser
         self.settings = settings
         self.extractor = extractor
-        self._extracting = ThreadPoolExecutor(max_workers=1, thread_name_prefix="amem-entities")
-
-    def close(self) -> None:
-        self._extracting.shutdown(wait=True)
 
     def add(self, tenant: str, note: NoteInput, *, neighbourhood: str | None = None) -> EvolutionOutcome:
         """Store a validated note with its analysis, links and neighbour evolution; a repeat returns the original.
@@ -234,18 +229,16 @@ class Evolver:
         tiers, whose dialogue order lives on its pages)."""
         if known := self.store.read(tenant, lambda tx: tx.notes(keys=[identity(note)])):
             return EvolutionOutcome(known[0].id, created=False)
-        # The extractor runs beside the embedding and the candidate search (both release the GIL in their
-        # native code), so an add waits for the longer of the two, not their sum.
-        extracted = self._extracting.submit(extract, self.extractor, [note])
         query = candidate_text(note.content)
         vector = self.embedder.embed_one(query)
         session = note.session
+        extracted = extract(self.extractor, [note])[0]  # once for every attempt
 
         def plan() -> EvolutionWrite:
             hits = self._candidates(tenant, query, vector)
             tail = self.store.read(tenant, lambda tx: tx.notes(session=session, limit=2 * NEIGHBOURHOOD_TURNS)) if session else []
             return self._plan(note, self.analyser.analyse(note, hits), hits, tail=tail, neighbourhood=neighbourhood,
-                              extracted=extracted.result()[0])
+                              extracted=extracted)
 
         outcome = self._attempts(tenant, note.id, plan)
         if outcome is None:  # cannot happen: the last attempt of an add skips stale neighbours instead
