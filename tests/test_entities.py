@@ -193,3 +193,14 @@ def test_backfill_finds_the_entities_of_notes_from_before_and_counts_nothing_twi
     assert _entities(memory) == {}
     assert memory.entities.backfill() == 1 and _entities(memory) == {"jon": ("person", 1), "rome": ("place", 1)}
     assert memory.entities.backfill() == 1 and _entities(memory)["rome"] == ("place", 1)
+
+
+def test_a_long_repetitive_note_makes_no_oversized_entity(memory: AgenticMemory) -> None:
+    memory.add("word " * 3000 + "and a pottery class")
+    assert all(len(e.key) <= 100 for e in memory.entities.list(limit=1000))
+    assert "pottery class" in _entities(memory)
+
+
+@pytest.mark.embedded
+def test_keys_longer_than_a_name_are_refused() -> None:
+    assert entity_key("x" * 101) == "" and entity_key("x" * 100, kind="person") == "x" * 100

@@ -38,6 +38,7 @@ GENERIC_NOUNS = frozenset(
 NAMED_CONFIDENCE = 0.9  # a named entity the model tagged
 NOUN_CONFIDENCE = 0.7  # the head of a noun phrase
 RULE_CONFIDENCE = 0.5  # found by the fallback's rules
+MAX_COMPOUND = 3  # nouns in a compound thing
 
 
 class Extractor(Protocol):
@@ -90,17 +91,18 @@ def _from_doc(doc: Any) -> Iterable[Mention]:
         if lemma in GENERIC_NOUNS or not lemma.isalpha():
             continue
         compound = _nouns_before(doc, token)
-        if compound:
-            name = " ".join(t.text for t in [*compound, token])
-            yield Mention(entity_key(name, lemma=lemma), name, "thing", NOUN_CONFIDENCE)
-        yield Mention(entity_key(token.text, lemma=lemma), token.text, "thing", NOUN_CONFIDENCE)
+        if compound and (key := entity_key(" ".join(t.text for t in [*compound, token]), lemma=lemma)):
+            yield Mention(key, " ".join(t.text for t in [*compound, token]), "thing", NOUN_CONFIDENCE)
+        if key := entity_key(token.text, lemma=lemma):
+            yield Mention(key, token.text, "thing", NOUN_CONFIDENCE)
 
 
 def _nouns_before(doc: Any, token: Any) -> list[Any]:
-    """The nouns right before a noun that make a compound with it ("pottery" in "pottery class")."""
+    """The nouns right before a noun that make a compound with it ("pottery" in "pottery class"), at most
+    MAX_COMPOUND - 1 of them."""
     run: list[Any] = []
     i = token.i - 1
-    while i >= 0 and doc[i].pos_ == "NOUN" and doc[i].is_alpha and not doc[i].is_stop:
+    while i >= 0 and len(run) < MAX_COMPOUND - 1 and doc[i].pos_ == "NOUN" and doc[i].is_alpha and not doc[i].is_stop:
         run.insert(0, doc[i])
         i -= 1
     return run

@@ -14,6 +14,7 @@ _WORD = re.compile(r"[^\W_]+(?:[-'][^\W_]+)*")
 # A plural's last letters and what the singular ends with, tried in order.
 _PLURALS = (("ies", "y"), ("sses", "ss"), ("shes", "sh"), ("ches", "ch"), ("xes", "x"), ("zes", "z"))
 _NOT_PLURAL = ("ss", "us", "is", "os")
+MAX_KEY_CHARS = 100  # a longer "name" is not a name (and Neo4j's index has a size limit)
 
 
 def singular(word: str) -> str:
@@ -30,7 +31,8 @@ def singular(word: str) -> str:
 
 def entity_key(name: str, *, kind: str = "thing", lemma: str | None = None) -> str:
     """The resolution key of a mention: lower case, NFKC, without a possessive, leading articles or titles;
-    a thing's last word singular (its `lemma` when the extractor gave one). '' when nothing is left."""
+    a thing's last word singular (its `lemma` when the extractor gave one). '' when nothing is left, or when it
+    is longer than MAX_KEY_CHARS."""
     text = unicodedata.normalize("NFKC", name).replace("’", "'").lower()
     words = [w[:-2] if w.endswith("'s") else w.rstrip("'") for w in _WORD.findall(text)]
     while words and (words[0] in _ARTICLES or words[0] in _TITLES):
@@ -39,7 +41,8 @@ def entity_key(name: str, *, kind: str = "thing", lemma: str | None = None) -> s
         return ""
     if kind == "thing":
         words[-1] = lemma.lower() if lemma else singular(words[-1])
-    return " ".join(words)
+    key = " ".join(words)
+    return key if len(key) <= MAX_KEY_CHARS else ""
 
 
 def query_keys(query: str, *, max_words: int = 3, skip: frozenset[str] = frozenset()) -> list[str]:
