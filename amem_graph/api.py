@@ -17,7 +17,7 @@ from . import schema, validation
 from .admin import Admin
 from .attachments import Attachments
 from .embedding import Embedder, composite_text
-from .entities.extract import default_extractor, mention_rows, note_mentions
+from .entities.extract import default_extractor, extract, mention_rows, note_mentions
 from .entities.lookup import Entities
 from .errors import EvolutionConflict, InvalidInput, LLMNotConfigured, NoteNotFound
 from .evolution import Evolver, identity, revise_if_current
@@ -170,7 +170,7 @@ class AgenticMemory:
             for start in range(0, len(notes), size):
                 batch = notes[start : start + size]
                 known, fresh, vectors = self._prepare(tenant, batch)
-                mentions = note_mentions(self._extractor, fresh)
+                mentions = note_mentions(fresh, extract(self._extractor, fresh))
                 if pending is not None:
                     collect(pending)
                 pending = writer.submit(self._write, tenant, batch, known, fresh, vectors, mentions)

@@ -360,7 +360,8 @@ class Evolver:
             for link in analysis.links if link.type == "CONTRADICTS"
         )
         given = None if analysis.entities is None else [analysis.entities]
-        mentions = note_mentions(self.extractor, [own], given, None if extracted is None else [extracted])[0]
+        found = [extracted] if extracted is not None else extract(self.extractor, [own])
+        mentions = note_mentions([own], found, given)[0]
         decision = {
             "links": [asdict(link) for link in analysis.links],
             "updates": [asdict(update) for update in analysis.updates],

@@ -8,7 +8,7 @@ from datetime import datetime, timezone
 import pytest
 
 from amem_graph import AgenticMemory, EntityNotFound, InvalidInput, validation
-from amem_graph.entities.extract import RuleExtractor, default_extractor, model_path, note_mentions
+from amem_graph.entities.extract import RuleExtractor, default_extractor, extract, model_path, note_mentions
 from amem_graph.entities.keys import entity_key, singular
 from amem_graph.models import NoteInput
 from amem_graph.store.records import note_row
@@ -135,7 +135,8 @@ def test_the_rule_extractor_finds_names_titles_and_nouns() -> None:
 
 @pytest.mark.embedded
 def test_a_note_mentions_its_speaker_without_an_extractor() -> None:
-    mentions = note_mentions(None, [NoteInput("[1:56 pm on 8 May, 2023] Gina: hello", speaker="Gina")])[0]
+    notes = [NoteInput("[1:56 pm on 8 May, 2023] Gina: hello", speaker="Gina")]
+    mentions = note_mentions(notes, extract(None, notes))[0]
     assert [(m.key, m.kind) for m in mentions] == [("gina", "person")]
 
 
@@ -154,7 +155,7 @@ def test_a_speaker_is_a_person_whatever_the_extractor_said_first(memory: Agentic
     assert memory.entities.get("Alice").kind == "person"
 
 
-def test_with_an_llm_the_analysis_names_the_entities(memory: AgenticMemory, settings, tmp_path) -> None:
+def test_with_an_llm_the_analysis_names_the_entities(memory: AgenticMemory, settings) -> None:
     import json
     from dataclasses import replace as with_
 

