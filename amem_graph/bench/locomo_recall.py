@@ -47,6 +47,8 @@ ABLATIONS: dict[str, tuple[dict[str, Any], int | None]] = {
     "+ entity anchors 0.1": ({"entity_weight": 0.1}, None),
     "+ entity anchors 0.1, hops 0": ({"entity_weight": 0.1}, 0),
 }
+# What the tiers' context gains from the graph: its notes come from the same search.
+TIERS_ABLATIONS = {name: ABLATIONS[name] for name in ("no expansion (hops 0)", "+ entity anchors 0.1")}
 
 
 def tenant_of(prefix: str, conversation: dict[str, Any]) -> str:
@@ -168,6 +170,8 @@ def run(
         pages_tenants = {t: r["tenant"] for t, r in zip(mappings, tiers["conversations"].values(), strict=True)}
         result["tiers"] = evaluate(locomo_tiers.ranker(memory, mappings, pages_tenants, depth, hops), questions, ks, timed=True)
         result["tiers"]["ingest"] = tiers
+        if ablations:
+            result["tiers"]["ablations"] = _tiers_ablations(memory, mappings, pages_tenants, questions, ks, depth, hops)
     result["baselines"] = _baselines(memory, questions, flat, ks, depth)
     if ablations and mode != "tiers":
         result["ablations"] = {}
@@ -195,6 +199,22 @@ def run(
         "dropped": dict(dropped), "k": list(ks), "hops": hops, "turns_per_conversation": turns, "mode": mode,
     }
     result["store"] = {"kind": memory.admin.kind, "location": memory.admin.location}
+    return result
+
+
+def _tiers_ablations(
+    memory: AgenticMemory, mappings: dict[str, dict[str, str]], tenants: dict[str, str],
+    questions: Sequence[tuple[str, locomo.Question]], ks: Sequence[int], depth: int, hops: int,
+) -> dict[str, Any]:
+    """`context_for` with one search ingredient changed: a memory beside this one, on its store."""
+    result = {}
+    for name, (change, ablated_hops) in TIERS_ABLATIONS.items():
+        with closing(AgenticMemory(
+            memory.settings, store=memory._store, embedder=memory.embedder, analyser=memory.analyser,
+            tuning=replace(Tuning(), **change), init_schema=False,
+        )) as beside:
+            rank = locomo_tiers.ranker(beside, mappings, tenants, depth, hops if ablated_hops is None else ablated_hops)
+            result[name] = evaluate(rank, questions, ks)
     return result
 
 
