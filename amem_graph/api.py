@@ -97,7 +97,7 @@ class AgenticMemory:
         )
         self.admin = Admin(self._store, self.embedder, self.tenant)
         self.attachments = Attachments(self._store, self.embedder.dimension)
-        self.entities = Entities(self._store, self.tenant, self._extractor)
+        self.entities = Entities(self._store, self.tenant, self._extractor, client)
 
     # -- writing ---------------------------------------------------------------------------------
 

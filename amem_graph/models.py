@@ -200,7 +200,8 @@ class Mention:
 
 @dataclass(frozen=True)
 class Entity:
-    """A person, place or thing the notes of a tenant mention; `mentions` counts the notes."""
+    """A person, place or thing the notes of a tenant mention; `mentions` counts the notes that name it by this
+    key. `alias_of` is the entity it was merged into; `merged`, the entities merged into it."""
 
     tenant: str
     key: str
@@ -210,6 +211,26 @@ class Entity:
     mentions: int = 0
     first_seen: datetime | None = None
     last_seen: datetime | None = None
+    alias_of: str | None = None
+    merged: tuple[str, ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        return _fields(self)
+
+
+MergeBy = Literal["user", "rules", "llm"]
+
+
+@dataclass(frozen=True)
+class EntityMerge:
+    """One entity (`alias`) merged into another (`into`): when, why, and who decided (a user, the clear-evidence
+    rules, or the LLM). Undone by `memory.entities.unmerge(alias)`."""
+
+    alias: str
+    into: str
+    at: datetime | None
+    reason: str
+    by: MergeBy
 
     def to_dict(self) -> dict[str, Any]:
         return _fields(self)

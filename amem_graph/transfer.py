@@ -22,7 +22,7 @@ LABELS = frozenset({"Note", "NoteVersion", "Evolution", "TenantLock", "Page", "C
                     "Entity"})
 RELATIONSHIP_TYPES = LINK_TYPES | {
     "NEXT", "HAS_VERSION", "TRIGGERED_BY", "REVISED", "SUPERSEDED_BY", "HAS_PAGE", "DERIVED_FROM", "HAS_FACT",
-    "MENTIONS",
+    "MENTIONS", "ALIAS_OF",
 }
 
 

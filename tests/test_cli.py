@@ -246,3 +246,18 @@ def test_entity_list_and_show(cli_env: dict[str, str], cli_tenant: str) -> None:
     assert table.exit_code == 0 and "Max the beagle loves the beach." in table.stdout
     missing = run(cli_env, "entity", "show", "Zed", "-t", cli_tenant)
     assert missing.exit_code == 3 and "no entity 'Zed'" in missing.stderr
+
+
+def test_entity_merge_unmerge_and_suggest(cli_env: dict[str, str], cli_tenant: str) -> None:
+    for text in ("Max the beagle loves the beach.", "My friend Caroline Hill said she was tired.", "Caroline: hi Max."):
+        assert run(cli_env, "add", text, "-t", cli_tenant).exit_code == 0
+    suggested = json.loads(run(cli_env, "entity", "suggest", "-t", cli_tenant, "--json").stdout)
+    assert [(s["alias"]["key"], s["into"]["key"]) for s in suggested] == [("caroline hill", "caroline")]
+    made = json.loads(run(cli_env, "entity", "merge", "beach", "Max", "--reason", "a test", "-t", cli_tenant, "--json").stdout)
+    assert (made["alias"], made["into"], made["reason"], made["by"]) == ("beach", "max", "a test", "user")
+    assert "merged into it: beach" in run(cli_env, "entity", "show", "Beach", "-t", cli_tenant).stdout
+    again = run(cli_env, "entity", "merge", "beach", "Caroline", "-t", cli_tenant)
+    assert again.exit_code == 3 and "unmerge it first" in again.stderr
+    assert "of its own again" in run(cli_env, "entity", "unmerge", "beach", "-t", cli_tenant).stdout
+    applied = json.loads(run(cli_env, "entity", "suggest", "--apply", "-t", cli_tenant, "--json").stdout)
+    assert [(m["alias"], m["by"]) for m in applied] == [("caroline hill", "rules")]

@@ -205,3 +205,99 @@ def test_a_long_repetitive_note_makes_no_oversized_entity(memory: AgenticMemory)
 @pytest.mark.embedded
 def test_keys_longer_than_a_name_are_refused() -> None:
     assert entity_key("x" * 101) == "" and entity_key("x" * 100, kind="person") == "x" * 100
+
+
+def test_a_merge_makes_two_names_one_entity_and_unmerge_undoes_it_exactly(memory: AgenticMemory) -> None:
+    memory.add("Caroline: I love my ice-cream maker.", speaker="Caroline")
+    memory.add("Melanie: My friend Caroline Hill said she was tired.", speaker="Melanie")
+    before = memory.entities.list(limit=1000)
+    full = memory.entities.get("Caroline Hill")
+    assert full.kind == "person" and full.mentions == 1
+    made = memory.entities.merge("Caroline Hill", "caroline", reason="her surname")
+    assert (made.alias, made.into, made.reason, made.by) == ("caroline hill", "caroline", "her surname", "user")
+    assert made.at is not None
+    caroline = memory.entities.get("Caroline Hill")  # an alias reads as the entity it was merged into
+    assert caroline.key == "caroline" and caroline.merged == ("caroline hill",)
+    assert "caroline hill" not in {e.key for e in memory.entities.list(limit=1000)}
+    profile = memory.entities.profile("Caroline")
+    assert len(profile.notes) == 2  # its own note and the alias's
+    assert "caroline hill" not in {e.key for e, _ in profile.related}
+    tired = profile.notes[1].id
+    assert "caroline" in {e.key for e, _ in memory.entities.of_note(tired)}
+    assert [m.alias for m in memory.entities.merges("caroline")] == ["caroline hill"]
+    restored = memory.entities.unmerge("Caroline Hill")
+    assert restored.key == "caroline hill" and restored.alias_of is None and restored.mentions == 1
+    assert memory.entities.list(limit=1000) == before
+    assert len(memory.entities.profile("Caroline").notes) == 1 and memory.entities.merges("caroline") == []
+
+
+def test_merges_stay_one_level_deep_and_bad_ones_change_nothing(memory: AgenticMemory) -> None:
+    memory.add("Jon: Paris, Rome and Berlin this summer.", speaker="Jon")
+    with pytest.raises(InvalidInput, match="one entity already"):
+        memory.entities.merge("Paris", "paris")
+    with pytest.raises(EntityNotFound):
+        memory.entities.merge("Atlantis", "Paris")
+    with pytest.raises(InvalidInput):
+        memory.entities.merge("Paris", "Rome", reason="x" * 501)
+    with pytest.raises(InvalidInput, match="not merged"):
+        memory.entities.unmerge("Paris")
+    memory.entities.merge("Rome", "Paris")
+    memory.entities.merge("Berlin", "Rome")  # into what Rome was merged into: Paris
+    assert memory.entities.get("Paris").merged == ("berlin", "rome")
+    with pytest.raises(InvalidInput, match="already"):
+        memory.entities.merge("Rome", "Jon")
+    with pytest.raises(InvalidInput, match="merged into it"):
+        memory.entities.merge("Paris", "Jon")
+    assert memory.entities.get("Jon").merged == () and memory.entities.get("Rome").key == "paris"
+
+
+def test_search_anchors_find_an_aliases_notes_by_either_name(memory: AgenticMemory) -> None:
+    from amem_graph.models import NO_FILTER
+
+    first = memory.add("Gina: Luna chased a moth all night.", speaker="Gina")
+    second = memory.add("Gina: Lunita is my cat's nickname at the vet.", speaker="Gina")
+    memory.entities.merge("Lunita", "Luna")
+    for key in ("luna", "lunita"):
+        found = memory._store.read(memory.tenant, lambda tx, k=key: tx.mentioning([k, "luna"], 10, filters=NO_FILTER))
+        assert {e.key for e, _, _ in found} == {"luna"}  # each entity once, as the one merged into
+        assert {n.id for _, n, _ in found} == {first.id, second.id}
+
+
+def test_suggested_merges_by_rule_and_by_llm(memory: AgenticMemory, settings) -> None:
+    from dataclasses import replace as with_
+
+    from amem_graph.bench.scripted_llm import ScriptedLLM
+    from amem_graph.settings import LLMSettings
+
+    memory.add("Caroline: We had ice cream again, the best icecream.", speaker="Caroline")
+    memory.add("Melanie: My friend Caroline Hill said she was tired.", speaker="Melanie")
+    memory.add("Melanie: Melanie Stone is my stage name, said Melanie Stone.", speaker="Melanie")
+    memory.add("Jon: Jon Lee and Jon Park both came.", speaker="Jon")  # two full names: no clear first name
+    spellings = {("ice cream", "icecream"), ("icecream", "ice cream")}
+    found = {(s.alias.key, s.into.key) for s in memory.entities.suggest()}
+    assert {("caroline hill", "caroline"), ("melanie stone", "melanie")} <= found
+    assert len(found & spellings) == 1 and len(found) == 3
+    with ScriptedLLM() as llm:
+        llm_settings = with_(settings, llm=LLMSettings(base_url=llm.base_url, api_key="test", model="scripted"))
+        store = memory._store if memory.admin.kind == "embedded" else None
+        with AgenticMemory(llm_settings, tenant=memory.tenant, store=store) as smart:
+            made = smart.entities.merge_suggested()
+            asked = [r for r in llm.requests if r["messages"][-1]["content"].startswith("PAIRS:")]
+    assert len(asked) == 1  # every pair in one request
+    # The model decides: it confirmed the names and left out the spellings (the rules alone would merge them).
+    assert {(m.alias, m.into, m.by) for m in made} == {("caroline hill", "caroline", "llm"), ("melanie stone", "melanie", "llm")}
+    assert {(s.alias.key, s.into.key) for s in memory.entities.suggest()} == found & spellings
+    [by_rule] = memory.entities.merge_suggested()
+    assert by_rule.by == "rules" and (by_rule.alias, by_rule.into) in spellings and "one spelling" in by_rule.reason
+    assert memory.entities.suggest() == []
+
+
+def test_merges_survive_export_and_import(memory: AgenticMemory) -> None:
+    memory.add("Gina: Luna and Lunita are the same cat.", speaker="Gina")
+    memory.entities.merge("Lunita", "Luna", reason="nickname")
+    _, records = memory.admin.export()
+    exported = list(records)
+    memory.admin.delete_tenant()
+    memory.admin.import_([r for r in exported if r["kind"] == "node"], [r for r in exported if r["kind"] == "relationship"])
+    assert memory.entities.get("Lunita").key == "luna"
+    assert [(m.alias, m.reason, m.by) for m in memory.entities.merges("Luna")] == [("lunita", "nickname", "user")]

@@ -78,12 +78,12 @@ def _names(note: str) -> list[str]:
 
 def analysis_answer(request: dict[str, Any]) -> Answer:
     """A cooperative model: keywords and tags from the note's words, links to candidates that share
-    one, and a tag added to the first linked candidate. Requests of the MemoryOS tiers (by the name of
-    their JSON schema) get the answers of `tier_answer`."""
+    one, and a tag added to the first linked candidate. Other requests (by the name of their JSON schema:
+    the MemoryOS tiers, `respond`, entity aliases) get the answers of `_ANSWERS`."""
     name = ((request.get("response_format") or {}).get("json_schema") or {}).get("name", "")
     user = next(m["content"] for m in request["messages"] if m["role"] == "user")
-    if name in _TIER_ANSWERS:
-        return Answer(json.dumps(_TIER_ANSWERS[name](user), separators=(",", ":")))
+    if name in _ANSWERS:
+        return Answer(json.dumps(_ANSWERS[name](user), separators=(",", ":")))
     lines = user.splitlines()
     note = lines[0].removeprefix("NEW: ")
     words = _content_words(note.split(": ", 1)[-1]) or ["note"]
@@ -131,7 +131,20 @@ def _persona_answer(user: str) -> dict[str, Any]:
     return {"facts": facts}
 
 
-_TIER_ANSWERS: dict[str, Callable[[str], dict[str, Any]]] = {
+def _alias_answer(user: str) -> dict[str, Any]:
+    """The pairs whose two names start with the same word: "Caroline" and "Caroline Hill", not "icecream" and
+    "ice cream" (a model that is not sure of a pair leaves it out)."""
+    same = []
+    for line in user.splitlines()[1:]:
+        handle, _, pair = line.partition(": ")
+        names = re.findall(r"'([^']*)' \(", pair)
+        if len(names) == 2 and names[0].split()[:1] == names[1].split()[:1]:
+            same.append(handle)
+    return {"same": same}
+
+
+_ANSWERS: dict[str, Callable[[str], dict[str, Any]]] = {
+    "entity_alias": _alias_answer,
     "tier_turn": _turn_answer, "tier_segment": _segment_answer, "tier_persona": _persona_answer,
     "respond": lambda user: {"reply": f"You said: {user[:80]}"},
 }

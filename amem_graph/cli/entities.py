@@ -1,4 +1,5 @@
-"""`amem-graph entity list|show`: the people, places and things a tenant's notes mention."""
+"""`amem-graph entity list|show|merge|unmerge|suggest|backfill`: the people, places and things a tenant's
+notes mention, and the merges of two names for one thing."""
 
 from __future__ import annotations
 
@@ -17,6 +18,9 @@ def register(app: typer.Typer) -> None:
     entity_app = typer.Typer(help="Entities: who and what the notes mention, across sessions.", no_args_is_help=True)
     entity_app.command(name="list")(user_errors(list_entities))
     entity_app.command()(user_errors(show))
+    entity_app.command()(user_errors(merge))
+    entity_app.command()(user_errors(unmerge))
+    entity_app.command()(user_errors(suggest))
     entity_app.command()(user_errors(backfill))
     app.add_typer(entity_app, name="entity")
 
@@ -51,7 +55,8 @@ def show(
         return
     entity = profile.entity
     also = f" (also: {', '.join(entity.aliases)})" if entity.aliases else ""
-    console.print(f"[bold]{entity.name}[/bold] · {entity.kind} · {entity.mentions} notes{also}")
+    merged = f" · merged into it: {', '.join(entity.merged)}" if entity.merged else ""
+    console.print(f"[bold]{entity.name}[/bold] · {entity.kind} · {entity.mentions} notes{also}{merged}")
     notes = Table(value_column("when"), text_column("content"), value_column("id"))
     for note in profile.notes:
         when = note.event_time or note.created_at
@@ -62,6 +67,60 @@ def show(
         for other, together in profile.related:
             related.add_row(*plain(other.name, other.kind, together))
         console.print(related)
+
+
+def merge(
+    alias: Annotated[str, typer.Argument(help="The entity that is another name for INTO")],
+    into: Annotated[str, typer.Argument(help="The entity it is merged into")],
+    reason: Annotated[str, typer.Option(help="Why: recorded with the merge")] = "merged by hand",
+    tenant: TenantOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Merge two entities that are one thing: ALIAS's notes become INTO's. Recorded; `unmerge` undoes it."""
+    with memory(tenant) as mem:
+        made = mem.entities.merge(alias, into, reason=reason)
+    if as_json:
+        print_json(made.to_dict())
+    else:
+        console.print(f"merged {made.alias!r} into {made.into!r} (undo: amem-graph entity unmerge {made.alias!r})")
+
+
+def unmerge(
+    alias: Annotated[str, typer.Argument(help="An entity merged into another")],
+    tenant: TenantOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Undo a merge: the entity stands on its own again, with the notes that name it."""
+    with memory(tenant) as mem:
+        entity = mem.entities.unmerge(alias)
+    if as_json:
+        print_json(entity.to_dict())
+    else:
+        console.print(f"{entity.name!r} is an entity of its own again ({entity.mentions} notes)")
+
+
+def suggest(
+    apply: Annotated[bool, typer.Option("--apply", help="Merge them (each recorded with its evidence)")] = False,
+    tenant: TenantOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Pairs of entities that the evidence says are one thing (with an LLM configured, those it confirms)."""
+    with memory(tenant) as mem:
+        if apply:
+            made = mem.entities.merge_suggested()
+            rows = [(m.alias, m.into, m.reason) for m in made]
+            payload: list[dict[str, object]] = [m.to_dict() for m in made]
+        else:
+            found = mem.entities.suggest()
+            rows = [(s.alias.name, s.into.name, s.evidence) for s in found]
+            payload = [s.to_dict() for s in found]
+    if as_json:
+        print_json(payload)
+        return
+    table = Table(text_column("merged" if apply else "alias"), text_column("into"), text_column("evidence"))
+    for row in rows:
+        table.add_row(*plain(*row))
+    console.print(table)
 
 
 def backfill(tenant: TenantOption = None, as_json: JsonOption = False) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from collections import Counter
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -9,8 +10,11 @@ from typing import Any
 
 from .. import validation
 from ..errors import EntityNotFound, InvalidInput
-from ..models import Entity, Note
+from ..llm.client import LLMClient
+from ..log import event
+from ..models import Entity, EntityMerge, MergeBy, Note
 from ..store.base import MemoryStore, Tx
+from .aliases import MergeSuggestion, decided, suggestions
 from .extract import Extractor, extract, mention_rows, note_mentions
 from .keys import entity_key
 
@@ -34,10 +38,11 @@ class Entities:
     """A tenant's entities: list them, look one up by name, see what a note mentions, find them in notes
     written before there were entities."""
 
-    def __init__(self, store: MemoryStore, tenant: str, extractor: Extractor | None) -> None:
+    def __init__(self, store: MemoryStore, tenant: str, extractor: Extractor | None, llm: LLMClient | None = None) -> None:
         self._store = store
         self._tenant = tenant
         self._extractor = extractor
+        self._llm = llm
 
     @property
     def extractor(self) -> str:
@@ -68,7 +73,8 @@ class Entities:
         return self._store.read(self._of(tenant), lambda tx: tx.entities(limit=limit, offset=offset))
 
     def get(self, name: str, *, tenant: str | None = None) -> Entity:
-        """The entity a name resolves to (as a person's name first, then as a thing's); EntityNotFound if none."""
+        """The entity a name resolves to (as a person's name first, then as a thing's; an alias as the entity
+        it was merged into); EntityNotFound if none."""
         tenant = self._of(tenant)
         return self._store.read(tenant, lambda tx: _resolved(tx, name, tenant))
 
@@ -81,23 +87,99 @@ class Entities:
             brief = [note for _, note, _ in tx.mentioning([entity.key], limit)]
             notes = tx.notes(ids=[n.id for n in brief])
             notes.sort(key=lambda n: (n.event_time or n.created_at or _EARLIEST, n.seq or 0, n.id))
-            counts = Counter(e.key for _, e, _ in tx.mentioned_by([n.id for n in notes]) if e.key != entity.key)
+            itself = {entity.key, *entity.merged}
+            counts = Counter(
+                e.alias_of or e.key for _, e, _ in tx.mentioned_by([n.id for n in notes])
+                if e.key not in itself and e.alias_of not in itself
+            )
             top = [key for key, _ in counts.most_common(related)]
             return EntityProfile(entity, tuple(notes), tuple((e, counts[e.key]) for e in tx.entities(keys=top)))
 
         return self._store.read(tenant, read)
 
     def of_note(self, note_id: str, *, tenant: str | None = None) -> list[tuple[Entity, float]]:
-        """The entities a note mentions, with the confidence of each mention."""
+        """The entities a note mentions, with the confidence of each mention (an alias as the entity it was
+        merged into, with the best confidence of the two)."""
         note_id = validation.note_id(note_id)
-        rows = self._store.read(self._of(tenant), lambda tx: tx.mentioned_by([note_id]))
-        return [(entity, confidence) for _, entity, confidence in rows]
+
+        def read(tx: Tx) -> list[tuple[Entity, float]]:
+            rows = tx.mentioned_by([note_id])
+            into = {e.key: e for e in tx.entities(keys=sorted({e.alias_of for _, e, _ in rows if e.alias_of}))}
+            best: dict[str, tuple[Entity, float]] = {}
+            for _, entity, confidence in rows:
+                entity = into.get(entity.alias_of or "", entity)
+                if confidence > best.get(entity.key, (entity, -1.0))[1]:
+                    best[entity.key] = (entity, confidence)
+            return list(best.values())
+
+        return self._store.read(self._of(tenant), read)
+
+    def merge(self, alias: str, into: str, *, reason: str = "merged by hand", tenant: str | None = None) -> EntityMerge:
+        """Merge the entity named `alias` into the one named `into` (or the entity that one was merged into):
+        reads then take the alias as `into`, its notes as `into`'s. Recorded with the time and `reason`;
+        `unmerge` undoes it. InvalidInput if they are one entity already, if `alias` was merged into another
+        or has entities merged into it (merges stay one level deep: merge those into `into` instead)."""
+        tenant = self._of(tenant)
+        reason = validation.text(reason, "reason", 500)
+        return self._store.write(tenant, lambda tx: _merge(tx, _named(tx, alias, tenant), _resolved(tx, into, tenant), reason, "user"))
+
+    def unmerge(self, alias: str, *, tenant: str | None = None) -> Entity:
+        """Undo the merge of the entity named `alias`: it is an entity of its own again, with the notes that
+        mention it by its own names. Returns it; InvalidInput if it was not merged."""
+        tenant = self._of(tenant)
+
+        def write(tx: Tx) -> Entity:
+            entity = _named(tx, alias, tenant)
+            was = tx.unalias(entity.key)
+            if was is None:
+                raise InvalidInput(f"{entity.name!r} is not merged into another entity")
+            event("entity_unmerged", logging.INFO, tenant=tenant, alias=entity.key, into=was)
+            return tx.entities(keys=[entity.key])[0]
+
+        return self._store.write(tenant, write)
+
+    def merges(self, name: str, *, tenant: str | None = None) -> list[EntityMerge]:
+        """The merges into the entity a name resolves to, oldest first."""
+        tenant = self._of(tenant)
+        return self._store.read(tenant, lambda tx: tx.merges(_resolved(tx, name, tenant).key))
+
+    def suggest(self, *, tenant: str | None = None) -> list[MergeSuggestion]:
+        """Pairs of entities the evidence says are one thing (entities.aliases.suggestions); with an LLM
+        configured, only those the LLM confirms. Nothing is merged: `merge_suggested` does."""
+        tenant = self._of(tenant)
+        found = suggestions(self._store.read(tenant, lambda tx: tx.entities()))
+        if self._llm is None or not found:
+            return found
+        return decided(self._llm, found, lambda entity: self._example(tenant, entity))
+
+    def merge_suggested(self, *, tenant: str | None = None) -> list[EntityMerge]:
+        """Merge what `suggest` finds (decided by the LLM when one is configured, else by the rules), each
+        recorded with its evidence; a pair that changed meanwhile is skipped. Returns the merges made."""
+        tenant = self._of(tenant)
+        by: MergeBy = "llm" if self._llm is not None else "rules"
+        made = []
+        for s in self.suggest(tenant=tenant):
+            def write(tx: Tx, s: MergeSuggestion = s) -> EntityMerge | None:
+                now = tx.entities(keys=[s.alias.key, s.into.key])
+                if len(now) != 2 or any(e.alias_of for e in now) or now[0].merged:
+                    return None
+                return _merge(tx, now[0], now[1], s.evidence, by)
+
+            if (merge := self._store.write(tenant, write)) is not None:
+                made.append(merge)
+        return made
+
+    def _example(self, tenant: str, entity: Entity) -> str:
+        """A line that mentions the entity: the content of its newest note."""
+        found = self._store.read(tenant, lambda tx: tx.mentioning([entity.key], 1))
+        return found[0][1].content if found else ""
 
     def _of(self, tenant: str | None) -> str:
         return validation.tenant(self._tenant if tenant is None else tenant)
 
 
-def _resolved(tx: Tx, name: str, tenant: str) -> Entity:
+def _named(tx: Tx, name: str, tenant: str) -> Entity:
+    """The entity a name resolves to by its keys, merged into another or not."""
     text = validation.text(name, "entity name", 500)
     keys = list(dict.fromkeys(k for k in (entity_key(text, kind="person"), entity_key(text)) if k))
     found = tx.entities(keys=keys) if keys else []
@@ -106,4 +188,26 @@ def _resolved(tx: Tx, name: str, tenant: str) -> Entity:
     return found[0]
 
 
-__all__ = ["Entities", "EntityProfile"]
+def _resolved(tx: Tx, name: str, tenant: str) -> Entity:
+    """The entity a name resolves to, an alias taken as the entity it was merged into."""
+    entity = _named(tx, name, tenant)
+    return tx.entities(keys=[entity.alias_of])[0] if entity.alias_of else entity
+
+
+def _merge(tx: Tx, alias: Entity, into: Entity, reason: str, by: MergeBy) -> EntityMerge:
+    """The rules of a merge, checked in the transaction that writes it."""
+    if alias.key == into.key:
+        raise InvalidInput(f"{alias.name!r} and {into.name!r} are one entity already")
+    if alias.alias_of:
+        raise InvalidInput(f"{alias.name!r} is merged into {alias.alias_of!r} already: unmerge it first")
+    if alias.merged:
+        raise InvalidInput(
+            f"{alias.name!r} has entities merged into it ({', '.join(alias.merged)}): merge those into "
+            f"{into.name!r} first, or unmerge them"
+        )
+    tx.alias(alias.key, into.key, reason=reason, by=by)
+    event("entity_merged", logging.INFO, tenant=alias.tenant, alias=alias.key, into=into.key, by=by, reason=reason)
+    return next(m for m in tx.merges(into.key) if m.alias == alias.key)
+
+
+__all__ = ["Entities", "EntityProfile", "MergeSuggestion"]

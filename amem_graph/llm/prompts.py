@@ -120,6 +120,31 @@ do not mention it unless asked. Return JSON: {"reply": "..."}"""
 RESPOND_SCHEMA = _object(reply={"type": "string"})
 
 
+ALIAS_PROMPT_VERSION = "alias-v1"
+ALIAS_SYSTEM = """Entity memory. Each PAIR (a1..aN) gives two names found in one person's notes, with a line each
+was mentioned in. Return JSON: same: the handles of the pairs whose two names are the same person, pet, place
+or thing. Leave out any pair you are not sure of."""
+ALIAS_SCHEMA = _object(same=_strings())
+MAX_ALIAS_PAIRS = 20  # pairs in one request
+MAX_ALIAS_LINE_CHARS = 160
+
+
+def alias_handle(position: int) -> str:
+    return f"a{position + 1}"
+
+
+def alias_messages(pairs: Sequence[tuple[str, str, str, str]]) -> list[dict[str, str]]:
+    """`pairs`: (name, a line mentioning it, other name, a line mentioning that)."""
+    lines = ["PAIRS:"]
+    for position, (name, line, other, other_line) in enumerate(pairs):
+        lines.append(f"{alias_handle(position)}: {name!r} ({_flat(line)}) / {other!r} ({_flat(other_line)})")
+    return [{"role": "system", "content": ALIAS_SYSTEM}, {"role": "user", "content": "\n".join(lines)}]
+
+
+def _flat(text: str) -> str:
+    return " ".join(text.split())[:MAX_ALIAS_LINE_CHARS]
+
+
 def page_handle(position: int) -> str:
     return f"p{position + 1}"
 

@@ -14,9 +14,11 @@ from ..models import (
     Attachment,
     AttachmentKind,
     Entity,
+    EntityMerge,
     Evolution,
     Fact,
     Link,
+    MergeBy,
     Note,
     NoteVersion,
     Page,
@@ -344,8 +346,19 @@ class EntityTx(Protocol):
         """(note id, entity, confidence) for each entity each of these notes mentions."""
 
     def mentioning(self, keys: Sequence[str], limit: int, *, filters: SearchFilter = ...) -> list[tuple[Entity, Note, float]]:
-        """For each entity of `keys`, the newest `limit` notes that mention it and pass the filter, as brief
-        notes (see `vector_search`), with the mention's confidence."""
+        """For each entity of `keys`, taken as the entity it was merged into if it was (each such entity once),
+        the newest `limit` notes that mention it or an entity merged into it and pass the filter, as brief
+        notes (see `vector_search`), with the mention's best confidence."""
+
+    def alias(self, key: str, into: str, *, reason: str, by: MergeBy) -> bool:
+        """Merge the entity `key` into `into` (ALIAS_OF with the time, reason and decider; the caller has checked
+        that both exist and that merges stay one level deep); False if either is missing."""
+
+    def unalias(self, key: str) -> str | None:
+        """Undo the merge of `key`: the key of the entity it was merged into, or None if it was not."""
+
+    def merges(self, key: str) -> list[EntityMerge]:
+        """The merges into the entity `key`, oldest first."""
 
 
 class AttachmentTx(Protocol):

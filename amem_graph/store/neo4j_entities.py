@@ -6,9 +6,9 @@ from collections.abc import Callable, Sequence
 
 from neo4j import Record
 
-from ..models import NO_FILTER, Entity, Note, SearchFilter
+from ..models import NO_FILTER, Entity, EntityMerge, MergeBy, Note, SearchFilter
 from .base import EVERY, MAX_ALIASES, MentionWrite
-from .records import brief_note, entity_from_record
+from .records import brief_note, entity_from_record, time_of
 
 
 class Neo4jEntities:
@@ -41,6 +41,16 @@ class Neo4jEntities:
     ) -> list[tuple[Entity, Note, float]]:
         rows = self._each("entity/mentioning", "keys", list(keys), limit=limit, **filters.params())
         return [(entity_from_record(r["entity"]), brief_note(r["note"]), float(r["confidence"])) for r in rows]
+
+    def alias(self, key: str, into: str, *, reason: str, by: MergeBy) -> bool:
+        return bool(self.run("entity/alias", key=key, into=into, reason=reason, by=by))
+
+    def unalias(self, key: str) -> str | None:
+        rows = self.run("entity/unalias", key=key)
+        return rows[0]["into"] if rows else None
+
+    def merges(self, key: str) -> list[EntityMerge]:
+        return [EntityMerge(r["alias"], key, time_of(r["at"]), r["reason"], r["by"]) for r in self.run("entity/merges", key=key)]
 
 
 __all__ = ["Neo4jEntities"]

@@ -137,5 +137,6 @@ def entity_from_record(props: Mapping[str, Any]) -> Entity:
         tenant=props["tenant"], key=props["key"], name=props.get("name") or props["key"],
         kind=props.get("kind") or "thing", aliases=tuple(props.get("aliases") or ()),
         mentions=int(props.get("mentions") or 0), first_seen=time_of(props.get("first_seen")),
-        last_seen=time_of(props.get("last_seen")),
+        last_seen=time_of(props.get("last_seen")), alias_of=props.get("alias_of"),
+        merged=tuple(sorted(props.get("merged") or ())),
     )

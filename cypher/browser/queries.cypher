@@ -38,8 +38,8 @@ WITH n, count(r) AS links
 ORDER BY links DESC LIMIT 10
 RETURN n.id AS id, links, left(n.content, 80) AS content, n.keywords AS keywords;
 
-// name: Everything about an entity: the notes that mention it, in time order, and the session steps between them
-MATCH (e:Entity {tenant: $tenant, key: $entity})<-[m:MENTIONS]-(n:Note {tenant: $tenant})
-OPTIONAL MATCH (n)-[x:NEXT]->(next:Note {tenant: $tenant})-[:MENTIONS]->(e)
-RETURN e, m, n, x, next
+// name: Everything about an entity: the notes that mention it or a name merged into it, in time order, and the session steps between them
+MATCH (e:Entity {tenant: $tenant, key: $entity})<-[a:ALIAS_OF*0..1]-(alias:Entity)<-[m:MENTIONS]-(n:Note {tenant: $tenant})
+OPTIONAL MATCH (n)-[x:NEXT]->(next:Note {tenant: $tenant})-[:MENTIONS]->(alias)
+RETURN e, a, alias, m, n, x, next
 ORDER BY coalesce(n.event_time, n.created_at);

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from ...models import NO_FILTER, Entity, Note, SearchFilter
+from ...models import NO_FILTER, Entity, EntityMerge, MergeBy, Note, SearchFilter
 from ..base import EVERY, MAX_ALIASES, MentionWrite
 from ..records import entity_from_record
 from .graph import Node, PropertyGraph
@@ -26,6 +26,19 @@ class EmbeddedEntities:
 
     def _entity(self, key: str) -> Node | None:
         return self.graph.unique("Entity", tenant=self.tenant, key=key)
+
+    def _into(self, entity: Node) -> Node | None:
+        """The entity this one was merged into (ALIAS_OF), if any."""
+        return next((self.graph.nodes[r.end] for r in self.graph.relationships(entity, ["ALIAS_OF"])), None)
+
+    def _aliases(self, entity: Node) -> list[Node]:
+        return [self.graph.nodes[r.start] for r in self.graph.relationships(entity, ["ALIAS_OF"], "in")]
+
+    def _record(self, entity: Node) -> Entity:
+        """cypher/fragments/entity_map.cypher."""
+        into = self._into(entity)
+        return entity_from_record({**entity.props, "alias_of": into.props["key"] if into else None,
+                                   "merged": [a.props["key"] for a in self._aliases(entity)]})
 
     def mention(self, mentions: Sequence[MentionWrite]) -> None:
         """cypher/entity/mention.cypher."""
@@ -59,9 +72,10 @@ class EmbeddedEntities:
     def entities(self, *, keys: Sequence[str] | None = None, limit: int = EVERY, offset: int = 0) -> list[Entity]:
         """cypher/entity/by_key and list.cypher."""
         if keys is not None:
-            return [entity_from_record(n.props) for k in keys if (n := self._entity(k)) is not None]
-        nodes = sorted(self.graph.labelled("Entity", self.tenant), key=lambda n: (-n.props["mentions"], n.props["key"]))
-        return [entity_from_record(n.props) for n in nodes[offset: offset + limit]]
+            return [self._record(n) for k in keys if (n := self._entity(k)) is not None]
+        roots = (n for n in self.graph.labelled("Entity", self.tenant) if self._into(n) is None)
+        nodes = sorted(roots, key=lambda n: (-n.props["mentions"], n.props["key"]))
+        return [self._record(n) for n in nodes[offset: offset + limit]]
 
     def mentioned_by(self, note_ids: Sequence[str]) -> list[tuple[str, Entity, float]]:
         """cypher/entity/of_notes.cypher."""
@@ -72,7 +86,7 @@ class EmbeddedEntities:
                 continue
             found = [(self.graph.nodes[r.end], r) for r in self.graph.relationships(note, ["MENTIONS"])]
             found.sort(key=lambda pair: (pair[0].props["mentions"], pair[0].props["key"]))
-            out += [(note_id, entity_from_record(e.props), float(r.props.get("confidence", 1.0))) for e, r in found]
+            out += [(note_id, self._record(e), float(r.props.get("confidence", 1.0))) for e, r in found]
         return out
 
     def mentioning(
@@ -80,16 +94,52 @@ class EmbeddedEntities:
     ) -> list[tuple[Entity, Note, float]]:
         """cypher/entity/mentioning.cypher."""
         out = []
+        seen: set[int] = set()
         for key in keys:
-            entity = self._entity(key)
-            if entity is None:
+            named = self._entity(key)
+            if named is None:
                 continue
-            found = [(self.graph.nodes[r.start], r) for r in self.graph.relationships(entity, ["MENTIONS"], "in")]
-            found = [(n, r) for n, r in found if passes(n.props, filters)]
-            found.sort(key=lambda pair: pair[0].props["created_at"], reverse=True)
-            record = entity_from_record(entity.props)
-            out += [(record, self._store.to_note(n), float(r.props.get("confidence", 1.0))) for n, r in found[:limit]]
+            entity = self._into(named) or named
+            if entity.key in seen:
+                continue
+            seen.add(entity.key)
+            best: dict[int, tuple[Node, float]] = {}
+            for alias in (entity, *self._aliases(entity)):
+                for r in self.graph.relationships(alias, ["MENTIONS"], "in"):
+                    note, confidence = self.graph.nodes[r.start], float(r.props.get("confidence", 1.0))
+                    if passes(note.props, filters) and confidence > best.get(note.key, (note, -1.0))[1]:
+                        best[note.key] = (note, confidence)
+            found = sorted(best.values(), key=lambda pair: pair[0].props["created_at"], reverse=True)
+            record = self._record(entity)
+            out += [(record, self._store.to_note(n), confidence) for n, confidence in found[:limit]]
         return out
+
+    def alias(self, key: str, into: str, *, reason: str, by: MergeBy) -> bool:
+        """cypher/entity/alias.cypher."""
+        alias, target = self._entity(key), self._entity(into)
+        if alias is None or target is None:
+            return False
+        if not any(r.end == target.key for r in self.graph.relationships(alias, ["ALIAS_OF"])):
+            self.graph.create_rel("ALIAS_OF", alias, target, {"at": self.now, "reason": reason, "by": by})
+        return True
+
+    def unalias(self, key: str) -> str | None:
+        """cypher/entity/unalias.cypher."""
+        alias = self._entity(key)
+        rel = next(self.graph.relationships(alias, ["ALIAS_OF"]), None) if alias is not None else None
+        if rel is None:
+            return None
+        self.graph.delete_rel(rel)
+        return str(self.graph.nodes[rel.end].props["key"])
+
+    def merges(self, key: str) -> list[EntityMerge]:
+        """cypher/entity/merges.cypher."""
+        entity = self._entity(key)
+        if entity is None:
+            return []
+        rows = [(self.graph.nodes[r.start].props["key"], r.props) for r in self.graph.relationships(entity, ["ALIAS_OF"], "in")]
+        rows.sort(key=lambda row: (row[1]["at"], row[0]))
+        return [EntityMerge(alias, key, props["at"], props["reason"], props["by"]) for alias, props in rows]
 
 
 __all__ = ["EmbeddedEntities"]
