@@ -70,7 +70,7 @@ class AgenticMemory:
         ranks."""
         self.settings = settings or Settings.from_env()
         self.tenant = validation.tenant(self.settings.tenant if tenant is None else tenant)
-        self.embedder = embedder or Embedder(self.settings.embedding_model, self.settings.embedding_batch_size)
+        self.embedder = embedder or Embedder.of(self.settings)
         self._own_store = store is None  # a store passed in is the caller's to close
         self._store: MemoryStore = store or open_store(self.settings)
         try:

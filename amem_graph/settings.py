@@ -14,6 +14,7 @@ from .tuning import Tuning
 DEFAULT_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
 STORES = ("auto", "neo4j", "embedded")
 ENTITY_EXTRACTORS = ("auto", "spacy", "rules", "off")  # auto: spaCy's model when installed, else the rules
+EMBEDDING_BACKENDS = ("auto", "onnx", "torch")  # auto: ONNX Runtime when it can run the model here, else torch
 DEFAULT_LLM_MODEL = "gpt-4o-mini"
 OPENAI_BASE_URL = "https://api.openai.com/v1"  # with a key and no base URL
 N = TypeVar("N", int, float)
@@ -138,6 +139,7 @@ class Settings:
     neo4j_database: str | None = None
     embedding_model: str = DEFAULT_MODEL
     embedding_batch_size: int = 64
+    embedding_backend: str = "auto"  # auto: ONNX Runtime when it can run the model, else torch (EMBEDDING_BACKENDS)
     tenant: str = "default"
     max_content_chars: int = 20_000
     write_batch_size: int = 500
@@ -161,6 +163,9 @@ class Settings:
         entities = (env.get("AMEM_ENTITIES") or "auto").strip().lower()
         if entities not in ENTITY_EXTRACTORS:
             raise InvalidInput(f"AMEM_ENTITIES must be one of {', '.join(ENTITY_EXTRACTORS)}, got {entities!r}")
+        backend = (env.get("AMEM_EMBEDDING_BACKEND") or "auto").strip().lower()
+        if backend not in EMBEDDING_BACKENDS:
+            raise InvalidInput(f"AMEM_EMBEDDING_BACKEND must be one of {', '.join(EMBEDDING_BACKENDS)}, got {backend!r}")
         return cls(
             store=store,
             data_dir=Path(env["AMEM_DATA_DIR"]).expanduser() if env.get("AMEM_DATA_DIR") else None,
@@ -170,6 +175,7 @@ class Settings:
             neo4j_database=env.get("NEO4J_DATABASE") or None,
             embedding_model=env.get("AMEM_EMBEDDING_MODEL") or DEFAULT_MODEL,
             embedding_batch_size=_int(env, "AMEM_EMBEDDING_BATCH_SIZE", 64),
+            embedding_backend=backend,
             tenant=env.get("AMEM_TENANT") or "default",
             max_content_chars=_int(env, "AMEM_MAX_CONTENT_CHARS", 20_000),
             write_batch_size=_int(env, "AMEM_WRITE_BATCH_SIZE", 500),

@@ -31,7 +31,7 @@ def run(settings: Settings, data: Path, *, conversation: str | None = None, limi
     tenant = f"bench-llm-{uuid.uuid4().hex[:12]}"
     with ScriptedLLM() as llm:
         llm_client = LLMClient(LLMSettings(base_url=llm.base_url, model="scripted", backoff_s=0.0))
-        embedder = TimedEmbedder(Embedder(settings.embedding_model, settings.embedding_batch_size))
+        embedder = TimedEmbedder(Embedder.of(settings))
         with llm_client, AgenticMemory(
             settings, tenant=tenant, analyser=LLMAnalyser(llm_client), embedder=embedder
         ) as memory:
@@ -75,6 +75,7 @@ def run(settings: Settings, data: Path, *, conversation: str | None = None, limi
         "schema_tokens_in_prompt": count_tokens(json.dumps(ANALYSIS_SCHEMA, separators=(",", ":"))),
         "prompt_version": PROMPT_VERSION,
         "entities": entities,  # the extractor beside the LLM's names
+        "embedding_backend": embedder.backend,
         "add_ms": percentiles(add_ms),  # the whole add except the LLM call
         "embed_ms": percentiles(embed_ms),  # of which the embedding model (content, then composites)
         "add_ms_without_embedding": percentiles([a - e for a, e in zip(add_ms, embed_ms, strict=True)]),

@@ -193,6 +193,7 @@ def run(
         "seconds": round(sum(seconds), 2) if seconds else None,
         "notes_per_s": round(notes / sum(seconds), 1) if seconds and sum(seconds) else None,
         "analyser": memory.analyser.kind, "entities": memory.entities.extractor,
+        "embedding_backend": memory.embedder.backend,
     }
     result["data"] = {
         "file": str(data), "conversations": [c["sample_id"] for c in chosen], "questions": len(questions),

@@ -15,7 +15,7 @@ class TimedEmbedder(Embedder):
     """An Embedder that adds up the seconds spent in embed()."""
 
     def __init__(self, inner: Embedder) -> None:
-        super().__init__(inner.model_name, inner.batch_size)
+        super().__init__(inner.model_name, inner.batch_size, backend=inner.requested, home=inner.home)
         self.seconds = 0.0
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:

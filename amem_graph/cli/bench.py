@@ -10,8 +10,10 @@ from typing import Annotated, Any
 import typer
 
 from ..api import AgenticMemory
+from ..bench import embed as embed_bench
 from ..bench import ingest as ingest_bench
 from ..bench import llm_cost as llm_cost_bench
+from ..bench import locomo as locomo_data
 from ..bench import locomo_recall
 from ..errors import InvalidInput
 from ..models import MAX_HOPS
@@ -67,6 +69,23 @@ def ingest(
 ) -> None:
     """Bulk-ingest throughput vs embedding alone (same run), and k-NN latency without query embedding."""
     result = _on_stores(store, lambda mem: ingest_bench.run(mem, n, chunk=chunk, queries=queries, k=k, keep=keep))
+    print_json(result, also_to=json_out)
+
+
+@app.command()
+@user_errors
+def embed(
+    json_out: JsonOutOption = None,
+    n: Annotated[int, typer.Option("--n", min=1, help="Texts embedded in batches, per round")] = 2000,
+    singles: Annotated[int, typer.Option(min=1, help="Of those, texts embedded one at a time, per round")] = 300,
+    rounds: Annotated[int, typer.Option(min=1, help="Alternating rounds of each backend")] = 3,
+    data: Annotated[Path | None, typer.Option(help="LoCoMo JSON: its turns as the texts (else synthetic ones)")] = None,
+) -> None:
+    """The embedding backends (torch, onnx) side by side: sentences/s, ms per text, and their vectors' cosine."""
+    settings = Settings.from_env()
+    texts = [t.content for c in locomo_data.load(data) for t in locomo_data.turns(c)] if data else None
+    result = embed_bench.run(settings.embedding_model, texts=texts, n=n, singles=singles, rounds=rounds,
+                             batch_size=settings.embedding_batch_size, home=settings.home)
     print_json(result, also_to=json_out)
 
 

@@ -66,9 +66,11 @@ def _database(settings: Settings) -> str:
 
 
 def _model(settings: Settings) -> str:
-    embedder = Embedder(settings.embedding_model)
+    embedder = Embedder.of(settings)
     vector = embedder.embed_one("doctor")
-    return f"{settings.embedding_model} loads; {vector.shape[0]} dimensions"
+    why = "" if embedder.backend == "onnx" or settings.embedding_backend == "torch" else (
+        " (ONNX Runtime cannot run it here: see the embedding_backend log event)")
+    return f"{settings.embedding_model} loads on {embedder.backend}{why}; {vector.shape[0]} dimensions"
 
 
 def _llm(settings: Settings) -> str:

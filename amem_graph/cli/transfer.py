@@ -67,7 +67,7 @@ def consolidate(yes: Annotated[bool, typer.Option("--yes", "-y", help="Do not as
     rebuild the vector index for its dimension (search finds what is re-embedded so far; run again if
     interrupted)."""
     settings = Settings.from_env()
-    embedder = Embedder(settings.embedding_model, settings.embedding_batch_size)
+    embedder = Embedder.of(settings)
     if not yes:
         typer.confirm(f"Re-embed the whole database with {embedder.model_name} ({embedder.dimension} dimensions)?", abort=True)
     counts = admin.consolidate(settings, embedder)

