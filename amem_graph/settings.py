@@ -14,7 +14,8 @@ from .tuning import Tuning
 DEFAULT_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
 STORES = ("auto", "neo4j", "embedded")
 ENTITY_EXTRACTORS = ("auto", "spacy", "rules", "off")  # auto: spaCy's model when installed, else the rules
-EMBEDDING_BACKENDS = ("auto", "onnx", "torch")  # auto: ONNX Runtime when it can run the model here, else torch
+# auto: ONNX Runtime when it can run the model here, else torch; onnx-int8: its weights quantised to int8.
+EMBEDDING_BACKENDS = ("auto", "onnx", "onnx-int8", "torch")
 DEFAULT_LLM_MODEL = "gpt-4o-mini"
 OPENAI_BASE_URL = "https://api.openai.com/v1"  # with a key and no base URL
 N = TypeVar("N", int, float)

@@ -20,7 +20,7 @@ from ..log import event
 from ..settings import DEFAULT_MODEL, EMBEDDING_BACKENDS, Settings, default_home
 from . import onnx
 
-Backend = Literal["torch", "onnx"]
+Backend = Literal["torch", "onnx", "onnx-int8"]
 
 _DEFAULT_NAMES = {DEFAULT_MODEL, "all-MiniLM-L6-v2"}
 
@@ -98,9 +98,9 @@ _exporting = threading.Lock()
 
 
 @cache
-def _onnx_encoder(name: str, home: Path) -> onnx.OnnxEncoder:
-    """The model on ONNX Runtime, exported on first use and checked against torch; OnnxUnavailable if it
-    cannot run there."""
+def _onnx_encoder(name: str, home: Path, int8: bool) -> onnx.OnnxEncoder:
+    """The model on ONNX Runtime (its int8 copy with `int8`), exported on first use and checked against
+    torch; OnnxUnavailable if it cannot run there."""
     folder = Path(resolve_model(name))
     if not onnx.supported(folder):
         raise onnx.OnnxUnavailable(f"{name!r} is not a local Transformer + mean-pooling model folder")
@@ -109,15 +109,25 @@ def _onnx_encoder(name: str, home: Path) -> onnx.OnnxEncoder:
         if not graph.is_file():
             with _no_progress_bars():
                 onnx.export(folder, graph)
-            encoder = onnx.OnnxEncoder(folder, graph)
-            cosines = (encoder.encode(onnx.CHECK_TEXTS, 8) * _load(name).encode(
-                list(onnx.CHECK_TEXTS), normalize_embeddings=True, show_progress_bar=False)).sum(axis=1)
-            if float(cosines.min()) < onnx.MIN_COSINE:
-                graph.unlink()
-                raise onnx.OnnxUnavailable(f"the ONNX export of {name!r} differs from torch (cosine {cosines.min():.5f})")
-            event("embedding_exported", logging.INFO, model=name, path=str(graph), min_cosine=round(float(cosines.min()), 6))
-            return encoder
+            _check(name, folder, graph, onnx.MIN_COSINE)
+        if int8:
+            quantized = graph.with_name("model-int8.onnx")
+            if not quantized.is_file():
+                onnx.quantize(graph, quantized)
+                _check(name, folder, quantized, onnx.MIN_COSINE_INT8)
+            graph = quantized
     return onnx.OnnxEncoder(folder, graph)
+
+
+def _check(name: str, folder: Path, graph: Path, minimum: float) -> None:
+    """A new graph must give torch's vectors for the check texts (cosine ≥ minimum), or it is removed."""
+    vectors = onnx.OnnxEncoder(folder, graph).encode(onnx.CHECK_TEXTS, 8)
+    reference = _load(name).encode(list(onnx.CHECK_TEXTS), normalize_embeddings=True, show_progress_bar=False)
+    lowest = float((vectors * reference).sum(axis=1).min())
+    if lowest < minimum:
+        graph.unlink()
+        raise onnx.OnnxUnavailable(f"the ONNX graph {graph.name} of {name!r} differs from torch (cosine {lowest:.5f})")
+    event("embedding_exported", logging.INFO, model=name, path=str(graph), min_cosine=round(lowest, 6))
 
 
 class Embedder:
@@ -153,14 +163,15 @@ class Embedder:
     def _choose(self) -> Backend:
         if self.requested == "torch":
             return "torch"
+        int8 = self.requested == "onnx-int8"
         try:
-            self._encoder = _onnx_encoder(self.model_name, self.home)
+            self._encoder = _onnx_encoder(self.model_name, self.home, int8)
         except onnx.OnnxUnavailable as err:
-            if self.requested == "onnx":
-                raise AmemError(f"AMEM_EMBEDDING_BACKEND=onnx, but {err}") from None
+            if self.requested != "auto":
+                raise AmemError(f"AMEM_EMBEDDING_BACKEND={self.requested}, but {err}") from None
             event("embedding_backend", logging.INFO, backend="torch", why=str(err))
             return "torch"
-        return "onnx"
+        return "onnx-int8" if int8 else "onnx"
 
     @property
     def dimension(self) -> int:
@@ -174,7 +185,7 @@ class Embedder:
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         if not texts:
             return np.zeros((0, self.dimension), dtype=np.float32)
-        if self.backend == "onnx" and self._encoder is not None:
+        if self.backend != "torch" and self._encoder is not None:
             return self._encoder.encode(texts, self.batch_size)
         model = _load(self.model_name)
         vectors = model.encode(
