@@ -44,6 +44,25 @@ def test_onnx_gives_torchs_vectors_for_real_texts(backends: tuple[Embedder, Embe
     assert np.allclose(np.linalg.norm(b, axis=1), 1.0, atol=1e-5)
 
 
+def test_the_int8_variant_stays_close_to_torch(backends: tuple[Embedder, Embedder]) -> None:
+    torch_, onnx_ = backends
+    int8 = Embedder(backend="onnx-int8", home=onnx_.home)
+    vectors = int8.embed(TEXTS)
+    assert int8.backend == "onnx-int8" and vectors.shape == (len(TEXTS), 384)
+    cosines = (vectors * torch_.embed(TEXTS)).sum(axis=1)
+    assert cosines.min() >= onnx.MIN_COSINE_INT8 and cosines.mean() >= 0.98, (cosines.min(), cosines.mean())
+    assert list((onnx_.home / "models" / "onnx").rglob("model-int8.onnx"))
+
+
+def test_bench_embed_puts_the_backends_side_by_side(backends: tuple[Embedder, Embedder]) -> None:
+    from amem_graph.bench import embed
+
+    result = embed.run(DEFAULT_MODEL, n=40, singles=5, rounds=2, home=backends[1].home)
+    assert set(result["backends"]) == {"torch", "onnx", "onnx-int8"}
+    assert result["onnx_vs_torch"]["cosine_min"] >= 0.999
+    assert all(b["sentences_per_s"] > 0 and b["single_ms"]["n"] == 10 for b in result["backends"].values())
+
+
 def test_batches_keep_the_order_of_their_texts(backends: tuple[Embedder, Embedder]) -> None:
     _, onnx_ = backends
     together = onnx_.embed(TEXTS)  # sorted by length inside, in batches of 64 and fewer
