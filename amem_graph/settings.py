@@ -14,7 +14,8 @@ from .tuning import Tuning
 DEFAULT_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
 STORES = ("auto", "neo4j", "embedded")
 ENTITY_EXTRACTORS = ("auto", "spacy", "rules", "off")  # auto: spaCy's model when installed, else the rules
-# auto: ONNX Runtime when it can run the model here, else torch; onnx-int8: its weights quantised to int8.
+# onnx: ONNX Runtime with torch's vectors; onnx-int8: its weights quantised to int8; auto: the first of onnx-int8,
+# onnx, torch that runs here.
 EMBEDDING_BACKENDS = ("auto", "onnx", "onnx-int8", "torch")
 DEFAULT_LLM_MODEL = "gpt-4o-mini"
 OPENAI_BASE_URL = "https://api.openai.com/v1"  # with a key and no base URL
@@ -140,7 +141,7 @@ class Settings:
     neo4j_database: str | None = None
     embedding_model: str = DEFAULT_MODEL
     embedding_batch_size: int = 64
-    embedding_backend: str = "auto"  # auto: ONNX Runtime when it can run the model, else torch (EMBEDDING_BACKENDS)
+    embedding_backend: str = "auto"  # auto: onnx-int8, else onnx, else torch (EMBEDDING_BACKENDS)
     tenant: str = "default"
     max_content_chars: int = 20_000
     write_batch_size: int = 500

@@ -83,7 +83,7 @@ def test_the_export_is_cached_under_home_and_keyed_by_the_model(backends: tuple[
 
 
 def test_auto_takes_onnx_where_it_runs_and_torch_where_it_does_not(tmp_path: Path) -> None:
-    assert Embedder(home=tmp_path).backend == "onnx"
+    assert Embedder(home=tmp_path).backend == "onnx-int8"
     remote = Embedder("someone/some-model", home=tmp_path)  # not a local folder: nothing to export
     assert remote.backend == "torch"
     with pytest.raises(AmemError, match="AMEM_EMBEDDING_BACKEND=onnx"):

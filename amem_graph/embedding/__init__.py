@@ -132,8 +132,9 @@ def _check(name: str, folder: Path, graph: Path, minimum: float) -> None:
 
 class Embedder:
     """Turns texts into unit-length float32 vectors. One model instance per name (and backend) per process.
-    `backend`: "onnx", "torch", or "auto" (ONNX Runtime when it can run the model here, else torch); the
-    ONNX export is cached under `home`/models."""
+    `backend`: "torch"; "onnx" (ONNX Runtime, torch's vectors); "onnx-int8" (its weights in int8: vectors
+    within a cosine of about 0.99 of torch's); or "auto" (onnx-int8, else onnx, else torch: the first that
+    runs here). The ONNX graphs are cached under `home`/models."""
 
     def __init__(
         self, model: str = DEFAULT_MODEL, batch_size: int = 64, *, backend: str = "auto", home: Path | None = None
@@ -163,15 +164,19 @@ class Embedder:
     def _choose(self) -> Backend:
         if self.requested == "torch":
             return "torch"
-        int8 = self.requested == "onnx-int8"
-        try:
-            self._encoder = _onnx_encoder(self.model_name, self.home, int8)
-        except onnx.OnnxUnavailable as err:
-            if self.requested != "auto":
-                raise AmemError(f"AMEM_EMBEDDING_BACKEND={self.requested}, but {err}") from None
-            event("embedding_backend", logging.INFO, backend="torch", why=str(err))
-            return "torch"
-        return "onnx-int8" if int8 else "onnx"
+        # auto: int8 first (its recall on LoCoMo is fp32's, at twice the speed: BENCHMARKS.md), then fp32.
+        tried: tuple[Backend, ...] = ("onnx-int8", "onnx") if self.requested == "auto" else (self.requested,)  # type: ignore[assignment]
+        why = ""
+        for backend in tried:
+            try:
+                self._encoder = _onnx_encoder(self.model_name, self.home, backend == "onnx-int8")
+                return backend
+            except onnx.OnnxUnavailable as err:
+                why = str(err)
+        if self.requested != "auto":
+            raise AmemError(f"AMEM_EMBEDDING_BACKEND={self.requested}, but {why}")
+        event("embedding_backend", logging.INFO, backend="torch", why=why)
+        return "torch"
 
     @property
     def dimension(self) -> int:
