@@ -28,6 +28,9 @@ Mode = Literal["hybrid", "vector", "fulltext"]
 MODES: tuple[str, ...] = ("hybrid", "vector", "fulltext")
 RERANK_WINDOW = 40  # notes the session score and MMR re-rank: the same for every k, so k=5 is a prefix of k=25
 SPEAKER_TTL_S = 30.0  # how long a tenant's speaker list is trusted before it is read again
+# Retrieval counts are gathered this long and written together: one small write a second, not one per search
+# competing with the next search for the CPU. A process killed in between loses those counts (not notes).
+ACCESS_FLUSH_S = 1.0
 
 
 def _min_max(scores: Sequence[float]) -> list[float]:
@@ -187,6 +190,8 @@ class Retriever:
         self._lock = threading.Lock()
         self._threads = ThreadPoolExecutor(max_workers=4, thread_name_prefix="amem-search")
         self._access = ThreadPoolExecutor(max_workers=1, thread_name_prefix="amem-access")
+        self._used: dict[str, list[str]] = {}  # tenant → note ids found since the last count was written
+        self._closing = threading.Event()
 
     def search(
         self, tenant: str, query: str, *, k: int, hops: int = 2, mode: Mode = "hybrid",
@@ -235,14 +240,26 @@ class Retriever:
             hits = self._by_session(hits)
         hits = self._mmr(hits, k) if tuning.mmr is not None else hits[:k]
         if hits:  # counted on a background thread: the caller has its answer already
-            self._access.submit(self._record_access, tenant, [hit.note.id for hit in hits])
+            self._count(tenant, [hit.note.id for hit in hits])
         return hits
 
-    def _record_access(self, tenant: str, note_ids: list[str]) -> None:
-        try:
-            self.store.write(tenant, lambda tx: tx.count_use("Note", note_ids, validation.now()), lock=False)
-        except AmemError as err:  # a lost count is not worth failing anything for; say so
-            event("access_not_recorded", tenant=tenant, notes=len(note_ids), error=str(err))
+    def _count(self, tenant: str, note_ids: list[str]) -> None:
+        with self._lock:
+            first = not self._used
+            self._used.setdefault(tenant, []).extend(note_ids)
+        if first:
+            self._access.submit(self._record_access)
+
+    def _record_access(self) -> None:
+        """After ACCESS_FLUSH_S (or at close), every count gathered meanwhile, one write per tenant."""
+        self._closing.wait(ACCESS_FLUSH_S)
+        with self._lock:
+            used, self._used = self._used, {}
+        for tenant, note_ids in used.items():
+            try:
+                self.store.write(tenant, lambda tx, ids=note_ids: tx.count_use("Note", ids, validation.now()), lock=False)
+            except AmemError as err:  # a lost count is not worth failing anything for; say so
+                event("access_not_recorded", tenant=tenant, notes=len(note_ids), error=str(err))
 
     def _lexical(self, query: str, names: Sequence[str]) -> str:
         """The BM25 query: Lucene's English stop list is short, so "what did ... do" would weigh as much
@@ -268,6 +285,7 @@ class Retriever:
         return hit
 
     def close(self) -> None:
+        self._closing.set()  # counts still gathering are written now
         self._threads.shutdown(wait=True)
         self._access.shutdown(wait=True)
 

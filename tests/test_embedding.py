@@ -52,6 +52,8 @@ def test_the_int8_variant_stays_close_to_torch(backends: tuple[Embedder, Embedde
     cosines = (vectors * torch_.embed(TEXTS)).sum(axis=1)
     assert cosines.min() >= onnx.MIN_COSINE_INT8 and cosines.mean() >= 0.98, (cosines.min(), cosines.mean())
     assert list((onnx_.home / "models" / "onnx").rglob("model-int8.onnx"))
+    alone = np.stack([int8.embed_one(t) for t in TEXTS])
+    assert np.abs(alone - vectors).max() < 1e-6  # a text's vector does not depend on the texts beside it
 
 
 def test_bench_embed_puts_the_backends_side_by_side(backends: tuple[Embedder, Embedder]) -> None:

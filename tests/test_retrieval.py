@@ -119,9 +119,13 @@ def test_session_turns_are_chained_and_their_neighbourhood_refreshed_with_histor
     found = memory.search("beagle", mode="fulltext", hops=0, k=10)
     assert {h.note.id for h in found} == {first.id, second.id, third.id}
     assert found[0].note.id == first.id  # its own words count twice
-    # Deleting a turn closes the chain over the gap.
+    # Deleting a turn closes the chain over the gap (walked alone: typed links may join these turns too).
     memory.delete(second.id)
-    hits = memory.search("beagle", mode="fulltext", hops=1, k=10)
+    chain_only = Retriever(memory._store, memory.embedder, Tuning(weights={"NEXT": 0.6}))
+    try:
+        hits = chain_only.search(memory.tenant, "beagle", mode="fulltext", hops=1, k=10)
+    finally:
+        chain_only.close()
     path = {h.note.id: h.path for h in hits}
     assert [(s.from_id, s.type) for s in path[fourth.id]] == [(third.id, "NEXT")]
     assert [(s.from_id, s.type) for s in path[third.id]] in ([], [(first.id, "NEXT")])
@@ -187,6 +191,17 @@ def test_search_counts_retrievals_off_the_hot_path(memory: AgenticMemory) -> Non
     assert seed.retrieval_count == 1 and seed.last_accessed is not None
     assert seed.version == 1  # a retrieval changes no version
     assert memory.get(ids["bystander"]).retrieval_count == 0
+
+
+
+def test_retrieval_counts_gathered_together_count_every_search(memory: AgenticMemory) -> None:
+    ids = chain(memory)
+    for _ in range(3):  # within one flush interval: written in one statement, each search counted
+        memory.search("observatory dome cobalt", mode="fulltext", hops=0)
+    deadline = time.monotonic() + 10
+    while memory.get(ids["seed"]).retrieval_count == 0 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert memory.get(ids["seed"]).retrieval_count == 3
 
 
 def test_lexical_field_boosts_name_only_index_fields() -> None:

@@ -115,13 +115,13 @@ def _onnx_encoder(name: str, home: Path, int8: bool) -> onnx.OnnxEncoder:
             if not quantized.is_file():
                 onnx.quantize(graph, quantized)
                 _check(name, folder, quantized, onnx.MIN_COSINE_INT8)
-            graph = quantized
+            return onnx.OnnxEncoder(folder, quantized, alone=True)
     return onnx.OnnxEncoder(folder, graph)
 
 
 def _check(name: str, folder: Path, graph: Path, minimum: float) -> None:
     """A new graph must give torch's vectors for the check texts (cosine ≥ minimum), or it is removed."""
-    vectors = onnx.OnnxEncoder(folder, graph).encode(onnx.CHECK_TEXTS, 8)
+    vectors = onnx.OnnxEncoder(folder, graph, alone=True).encode(onnx.CHECK_TEXTS, 8)
     reference = _load(name).encode(list(onnx.CHECK_TEXTS), normalize_embeddings=True, show_progress_bar=False)
     lowest = float((vectors * reference).sum(axis=1).min())
     if lowest < minimum:

@@ -140,9 +140,11 @@ def quantize(graph: Path, target: Path) -> None:
 
 
 class OnnxEncoder:
-    """Unit vectors for texts from an exported model; one session per process, shared by its threads."""
+    """Unit vectors for texts from an exported model; one session per process, shared by its threads. With
+    `alone`, each text is run by itself: an int8 graph scales its activations by what is in the batch, so a
+    text batched with others would get another vector than alone (and alone costs it nothing in padding)."""
 
-    def __init__(self, folder: Path, graph: Path, threads: int | None = None) -> None:
+    def __init__(self, folder: Path, graph: Path, threads: int | None = None, *, alone: bool = False) -> None:
         try:
             import onnxruntime
             from tokenizers import Tokenizer
@@ -158,11 +160,14 @@ class OnnxEncoder:
         self._tokenizer.no_padding()
         self._tokenizer.enable_truncation(_max_tokens(folder))
         self._lock = threading.Lock()  # the tokenizer's settings are shared state; encoding is quick
+        self._alone = alone
 
     def encode(self, texts: Sequence[str], batch_size: int) -> np.ndarray:
         with self._lock:
             encodings = self._tokenizer.encode_batch(list(texts))
         ids = [e.ids for e in encodings]
+        if self._alone:
+            batch_size = 1
         order = sorted(range(len(ids)), key=lambda i: len(ids[i]))  # similar lengths together: little padding
         out = np.empty((len(ids), 0), dtype=np.float32)
         for start in range(0, len(order), batch_size):

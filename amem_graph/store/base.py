@@ -146,8 +146,8 @@ class NoteTx(Protocol):
     def speakers(self) -> list[str]: ...
 
     def count_use(self, label: Counted, ids: Sequence[str], now: datetime) -> None:
-        """One more use of each node, stamped `now`: a note's retrieval, a segment's visit, a fact's use.
-        Changes no version."""
+        """One more use of each node per time its id is listed, stamped `now`: a note's retrieval, a segment's
+        visit, a fact's use. Changes no version."""
 
     def update(self, label: Updated, changes: Sequence[tuple[str, Mapping[str, Any]]]) -> None:
         """Set properties of segments or facts ((id, values) each; None removes one)."""

@@ -36,6 +36,7 @@ from .records import (
 _COUNTED = {"Note": "search/record_access", "Segment": "segment/visit", "Fact": "persona/used"}
 _UPDATED = {"Segment": "segment/update", "Fact": "persona/update"}
 MAX_FETCH = 20_000  # the most notes one k-NN query asks the shared vector index for
+OVERFETCH_MEMORY = 0.95  # per query, how much of the widest recent over-fetch multiple is kept
 
 
 def _note(props: dict[str, Any], brief: bool) -> Note:
@@ -149,15 +150,17 @@ class Neo4jNotes:
     ) -> list[tuple[Note, float]]:
         params = {"vector": list(vector), "k": k, "brief": brief, **filters.params()}
         # The index is shared by all tenants and cannot filter while it searches: over-fetch by a multiple
-        # sized from the share of this tenant's (and filter's) notes the last query saw, widen once by
-        # the share this one saw, then scan the tenant exactly (also the path for tenants under k notes).
+        # sized from the share of this tenant's (and filter's) notes recent queries saw (the widest of them,
+        # forgotten slowly: a second statement costs more than a wider first one), widen once by the share
+        # this one saw, then scan the tenant exactly (also the path for tenants under k notes).
         key = (self.tenant, filters != NO_FILTER)
         fetch = min(MAX_FETCH, max(round(self._overfetch.get(key, 2.0) * k), 20))
         rows: list[Record] = []
         for _ in range(2):
             rows = self.run("note/vector_search", fetch=fetch, **params)
             matched = rows[0]["matched"] if rows else 0
-            self._overfetch[key] = max(2.0, 1.5 * fetch / matched if matched else 10.0 * fetch / k)
+            seen = 1.5 * fetch / matched if matched else 10.0 * fetch / k
+            self._overfetch[key] = max(2.0, seen, OVERFETCH_MEMORY * self._overfetch.get(key, 2.0))
             if len(rows) >= k or fetch >= MAX_FETCH:
                 break
             fetch = min(MAX_FETCH, round(self._overfetch[key] * k))
