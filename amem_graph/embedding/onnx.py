@@ -12,6 +12,7 @@ import tempfile
 import threading
 import warnings
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +27,7 @@ CHECK_TEXTS = (
     "ok",
 )
 MIN_COSINE = 0.999
+MAX_WORKERS = 8  # sessions that embed many texts at once (one per core, at most this many)
 MIN_COSINE_INT8 = 0.95  # int8 weights move vectors a little; recall decides whether that is kept (BENCHMARKS.md)
 
 
@@ -140,48 +142,73 @@ def quantize(graph: Path, target: Path) -> None:
 
 
 class OnnxEncoder:
-    """Unit vectors for texts from an exported model; one session per process, shared by its threads. With
+    """Unit vectors for texts from an exported model; one per graph per process, shared by its threads. With
     `alone`, each text is run by itself: an int8 graph scales its activations by what is in the batch, so a
-    text batched with others would get another vector than alone (and alone costs it nothing in padding)."""
+    text batched with others would get another vector than alone (and alone it pays nothing for padding).
+    Many texts run alone are shared among one single-threaded session per core."""
 
-    def __init__(self, folder: Path, graph: Path, threads: int | None = None, *, alone: bool = False) -> None:
+    def __init__(self, folder: Path, graph: Path, *, alone: bool = False) -> None:
         try:
             import onnxruntime
             from tokenizers import Tokenizer
         except ImportError as err:
             raise OnnxUnavailable(f"the ONNX backend needs onnxruntime and tokenizers: {err}") from None
-        options = onnxruntime.SessionOptions()
-        options.graph_optimization_level = onnxruntime.GraphOptimizationLevel.ORT_ENABLE_ALL
-        if threads:
+
+        def session(threads: int) -> Any:
+            options = onnxruntime.SessionOptions()
+            options.graph_optimization_level = onnxruntime.GraphOptimizationLevel.ORT_ENABLE_ALL
             options.intra_op_num_threads = threads
-        options.log_severity_level = 3  # its warnings about unused initialisers are not the user's concern
-        self._session = onnxruntime.InferenceSession(str(graph), options, providers=["CPUExecutionProvider"])
+            options.log_severity_level = 3  # its warnings about unused initialisers are not the user's concern
+            return onnxruntime.InferenceSession(str(graph), options, providers=["CPUExecutionProvider"])
+
+        self._cores = max(1, min(os.cpu_count() or 1, MAX_WORKERS))
+        self._session = session(self._cores)  # one text, or a batch: every core on it
+        self._alone = alone
+        self._lean = session(1) if alone and self._cores > 1 else None
+        self._pool = ThreadPoolExecutor(self._cores, thread_name_prefix="amem-embed") if self._lean else None
         self._tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
         self._tokenizer.no_padding()
         self._tokenizer.enable_truncation(_max_tokens(folder))
         self._lock = threading.Lock()  # the tokenizer's settings are shared state; encoding is quick
-        self._alone = alone
 
     def encode(self, texts: Sequence[str], batch_size: int) -> np.ndarray:
         with self._lock:
-            encodings = self._tokenizer.encode_batch(list(texts))
-        ids = [e.ids for e in encodings]
-        if self._alone:
-            batch_size = 1
+            ids = [e.ids for e in self._tokenizer.encode_batch(list(texts))]
+        if not self._alone:
+            return self._batched(self._session, ids, batch_size)
+        if self._pool is None or len(ids) < 2 * self._cores:
+            return np.vstack([self._run(self._session, [one]) for one in ids])
+        parts = [list(range(start, len(ids), self._cores)) for start in range(self._cores)]
+        lean = self._lean
+        done = self._pool.map(lambda part: [self._run(lean, [ids[i]]) for i in part], parts)
+        out = np.empty((len(ids), 0), dtype=np.float32)
+        for part, vectors in zip(parts, done, strict=True):
+            stacked = np.vstack(vectors)
+            if out.shape[1] == 0:
+                out = np.empty((len(ids), stacked.shape[1]), dtype=np.float32)
+            out[part] = stacked
+        return out
+
+    def _batched(self, session: Any, ids: list[list[int]], batch_size: int) -> np.ndarray:
         order = sorted(range(len(ids)), key=lambda i: len(ids[i]))  # similar lengths together: little padding
         out = np.empty((len(ids), 0), dtype=np.float32)
         for start in range(0, len(order), batch_size):
             chosen = order[start: start + batch_size]
-            width = max(len(ids[i]) for i in chosen)
-            tokens = np.zeros((len(chosen), width), dtype=np.int64)
-            for row, i in enumerate(chosen):
-                tokens[row, : len(ids[i])] = ids[i]
-            mask = (np.arange(width)[None, :] < np.array([len(ids[i]) for i in chosen])[:, None]).astype(np.int64)
-            vectors = self._session.run(None, {"input_ids": tokens, "attention_mask": mask, "token_type_ids": np.zeros_like(tokens)})[0]
+            vectors = self._run(session, [ids[i] for i in chosen])
             if out.shape[1] == 0:
                 out = np.empty((len(ids), vectors.shape[1]), dtype=np.float32)
             out[chosen] = vectors
         return out
+
+    @staticmethod
+    def _run(session: Any, ids: list[list[int]]) -> np.ndarray:
+        width = max(len(one) for one in ids)
+        tokens = np.zeros((len(ids), width), dtype=np.int64)
+        for row, one in enumerate(ids):
+            tokens[row, : len(one)] = one
+        mask = (np.arange(width)[None, :] < np.array([len(one) for one in ids])[:, None]).astype(np.int64)
+        vectors = session.run(None, {"input_ids": tokens, "attention_mask": mask, "token_type_ids": np.zeros_like(tokens)})[0]
+        return np.asarray(vectors, dtype=np.float32)
 
 
 def _max_tokens(folder: Path) -> int:
