@@ -172,8 +172,9 @@ class OnnxEncoder:
         self._lock = threading.Lock()  # the tokenizer's settings are shared state; encoding is quick
 
     def encode(self, texts: Sequence[str], batch_size: int) -> np.ndarray:
-        with self._lock:
-            ids = [e.ids for e in self._tokenizer.encode_batch(list(texts))]
+        with self._lock:  # a few texts: one by one (a batch wakes the tokenizer's thread pool, costing more)
+            encoded = self._tokenizer.encode_batch(list(texts)) if len(texts) > 16 else map(self._tokenizer.encode, texts)
+            ids = [e.ids for e in encoded]
         if not self._alone:
             return self._batched(self._session, ids, batch_size)
         if self._pool is None or len(ids) < 2 * self._cores:

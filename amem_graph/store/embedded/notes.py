@@ -25,7 +25,7 @@ from ...models import (
 from ..base import EVERY, Counted, EvolutionRecord, NoteRevision, Updated
 from ..lucene import TEXT_FIELDS, check_fields, query_words
 from ..records import evolution_from_record, version_from_record
-from .graph import ConstraintViolation, Node
+from .graph import ConstraintViolation, Node, Rel
 
 if TYPE_CHECKING:
     from .store import EmbeddedStore
@@ -303,11 +303,11 @@ class EmbeddedNotes:
     ) -> list[tuple[Note, float, list[Step]]]:
         """cypher/search/expand.cypher."""
         followed = {t: float(w) for t, w in weights.items() if w > 0 and t in EXPANDED}
-        best: dict[int, tuple[float, list[Step]]] = {}
+        best: dict[int, tuple[float, tuple[tuple[Node, Rel], ...]]] = {}
         for note_id, score in candidates.items():
             node = self._note(note_id)
             if node is not None and (node.key not in best or score > best[node.key][0]):
-                best[node.key] = (score, [])
+                best[node.key] = (score, ())
         seed_ids = set(seeds)
         for rank, seed_id in enumerate(seeds):
             seed = self._note(seed_id)
@@ -322,31 +322,34 @@ class EmbeddedNotes:
                 if node.key not in best or score > best[node.key][0]:
                     best[node.key] = (score, steps)
         ranked = sorted(best.items(), key=lambda item: (-item[1][0], self._id(item[0])))[:limit]
-        return [(self._store.to_note(self.graph.nodes[key]), score, steps) for key, (score, steps) in ranked]
+        return [(self._store.to_note(self.graph.nodes[key]), score, [_step(n, r) for n, r in path])
+                for key, (score, path) in ranked]
 
-    def _paths(self, seed: Node, depth: int, decay: float, weights: Mapping[str, float]) -> Iterator[tuple[Node, float, list[Step]]]:
+    def _paths(
+        self, seed: Node, depth: int, decay: float, weights: Mapping[str, float]
+    ) -> Iterator[tuple[Node, float, tuple[tuple[Node, Rel], ...]]]:
         """Every path of 1..depth valid, followed relationships from `seed` (no relationship twice, as
-        Cypher's patterns), with its factor: per step decay × weight × confidence."""
-        stack: list[tuple[Node, float, list[Step], frozenset[int]]] = [(seed, 1.0, [], frozenset())]
+        Cypher's patterns), with its factor: per step decay × weight × confidence. A path is its (node,
+        relationship) steps; only the paths of the final notes become Steps."""
+        stack: list[tuple[Node, float, tuple[tuple[Node, Rel], ...]]] = [(seed, 1.0, ())]
         while stack:
-            node, factor, steps, used = stack.pop()
-            if len(steps) == depth:
+            node, factor, path = stack.pop()
+            if len(path) == depth:
                 continue
             for rel in self.graph.relationships(node, weights, "both"):
-                if rel.key in used or rel.props.get("invalid_at") is not None:
+                if rel.props.get("invalid_at") is not None or any(rel is used for _, used in path):
                     continue
                 nxt = self.graph.other(rel, node)
                 if "Note" not in nxt.labels:
                     continue
-                kind = "PREVIOUS" if rel.type == "NEXT" and rel.start != node.key else rel.type
-                step = Step(from_id=node.props["id"], type=kind, reason=rel.props.get("reason") or "",
-                            confidence=float(rel.props.get("confidence", 1.0)))
                 gained = factor * decay * weights[rel.type] * float(rel.props.get("confidence", 1.0))
-                yield nxt, gained, [*steps, step]
-                stack.append((nxt, gained, [*steps, step], used | {rel.key}))
+                longer = (*path, (node, rel))
+                yield nxt, gained, longer
+                stack.append((nxt, gained, longer))
 
     def speakers(self) -> list[str]:
         return sorted({s for n in self.graph.labelled("Note", self.tenant) if (s := n.props.get("speaker"))})
+
 
     def count_use(self, label: Counted, ids: Sequence[str], now: datetime) -> None:
         """cypher/search/record_access.cypher, segment/visit.cypher, persona/used.cypher."""
@@ -361,6 +364,13 @@ class EmbeddedNotes:
             node = self.graph.unique(label, id=item_id)
             if node is not None and node.props.get("tenant") == self.tenant:
                 self.graph.set(node, **_stored(values))
+
+
+def _step(node: Node, rel: Rel) -> Step:
+    """One step of a path as the caller sees it: from `node` along `rel` (NEXT walked back is PREVIOUS)."""
+    kind = "PREVIOUS" if rel.type == "NEXT" and rel.start != node.key else rel.type
+    return Step(from_id=node.props["id"], type=kind, reason=rel.props.get("reason") or "",
+                confidence=float(rel.props.get("confidence", 1.0)))
 
 
 __all__ = ["EmbeddedNotes", "passes"]
