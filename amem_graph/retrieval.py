@@ -20,7 +20,7 @@ from .entities.keys import entity_key, query_keys
 from .errors import AmemError, SchemaMismatch
 from .log import event
 from .models import NO_FILTER, Entity, Note, SearchFilter, SearchHit, Step
-from .store.base import NoteStore
+from .store.base import NoteStore, Tx
 from .text import STOP_WORDS, stem, without_stamp
 from .tuning import DENSE_WEIGHT, Fusion, Tuning
 
@@ -197,8 +197,9 @@ class Retriever:
         self, tenant: str, query: str, *, k: int, hops: int = 2, mode: Mode = "hybrid",
         filters: SearchFilter = NO_FILTER,
     ) -> list[SearchHit]:
-        """Three round trips, the first hidden behind the query's embedding: BM25 (brief notes), k-NN
-        (brief notes), then expansion with the final notes read in full (cypher/search/expand.cypher)."""
+        """Two transactions: BM25 (brief notes) beside the query's embedding; then k-NN (brief notes), the
+        fusion and priors, and expansion with the final notes read in full (cypher/search/expand.cypher), in
+        one read transaction."""
         tuning = self.tuning
         names = named_speakers(query, self.speakers(tenant)) if tuning.speaker_prior or tuning.strip_names else ()
         pool = max(tuning.pool, k)
@@ -214,26 +215,35 @@ class Retriever:
             anchored = self._threads.submit(self.store.read, tenant, lambda tx: tx.mentioning(
                 keys, tuning.entity_notes, filters=filters,
             ))
-        dense: list[tuple[Note, float]] = []
+        vector = None
         if mode in ("hybrid", "vector"):
             vector = _query_vector(self.embedder.embed_one(without_names(query, names) if tuning.strip_names else query), self.store)
-            dense = self.store.read(tenant, lambda tx: tx.vector_search(vector, pool, filters=filters, brief=True))
-        fused = fuse(dense, lexical.result() if lexical else [], pool, tuning.dense_weight,
-                     fusion=tuning.fusion, rrf_k=tuning.rrf_k)
         when = bool(_WHEN.search(query))
-        fused = [self._prior(hit, names, when) for hit in fused]
-        if anchored is not None:
-            fused = anchor(fused, anchored.result(), tuning.entity_weight)
-        fused.sort(key=lambda hit: (-hit.score, hit.note.id))
+        reranked = tuning.session_weight or tuning.mmr is not None
+        # Waited for before the transaction: they run in transactions of their own (the embedded store's
+        # would wait for this one).
+        lexical_hits = lexical.result() if lexical else []
+        anchors = anchored.result() if anchored is not None else None
+
+        def ranked(tx: Tx) -> tuple[list[SearchHit], list[tuple[Note, float, list[Step]]]]:
+            dense = tx.vector_search(vector, pool, filters=filters, brief=True) if vector is not None else []
+            fused = fuse(dense, lexical_hits, pool, tuning.dense_weight, fusion=tuning.fusion, rrf_k=tuning.rrf_k)
+            fused = [self._prior(hit, names, when) for hit in fused]
+            if anchors is not None:
+                fused = anchor(fused, anchors, tuning.entity_weight)
+            fused.sort(key=lambda hit: (-hit.score, hit.note.id))
+            if not fused:
+                return [], []
+            starts = [hit.note.id for hit in fused[: tuning.seeds]] if hops else []
+            return fused, tx.expand(
+                {hit.note.id: hit.score for hit in fused}, starts, hops=hops, decay=tuning.decay, weights=tuning.weights,
+                limit=max(k, RERANK_WINDOW) if reranked else k, names=names if tuning.speaker_prior else (),
+                speaker_prior=tuning.speaker_prior, deep_seeds=tuning.deep_seeds, filters=filters,
+            )
+
+        fused, rows = self.store.read(tenant, ranked)
         if not fused:
             return []
-        reranked = tuning.session_weight or tuning.mmr is not None
-        starts = [hit.note.id for hit in fused[: tuning.seeds]] if hops else []
-        rows = self.store.read(tenant, lambda tx: tx.expand(
-            {hit.note.id: hit.score for hit in fused}, starts, hops=hops, decay=tuning.decay, weights=tuning.weights,
-            limit=max(k, RERANK_WINDOW) if reranked else k, names=names if tuning.speaker_prior else (),
-            speaker_prior=tuning.speaker_prior, deep_seeds=tuning.deep_seeds, filters=filters,
-        ))
         by_id = {hit.note.id: hit for hit in fused}
         hits = [self._found(note, score, tuple(path), by_id.get(note.id), names, when) for note, score, path in rows]
         if tuning.session_weight:
