@@ -104,6 +104,13 @@ def test_a_folder_the_graph_does_not_compute_is_not_supported(tmp_path: Path) ->
     assert not onnx.supported(tmp_path / "missing")
 
 
+def test_a_damaged_graph_is_not_used(tmp_path: Path) -> None:
+    (tmp_path / "tokenizer.json").write_text((Path(resolve_model(DEFAULT_MODEL)) / "tokenizer.json").read_text())
+    (tmp_path / "model.onnx").write_bytes(b"not a graph")
+    with pytest.raises(onnx.OnnxUnavailable, match="cannot load"):
+        onnx.OnnxEncoder(tmp_path, tmp_path / "model.onnx")
+
+
 def test_the_backend_setting() -> None:
     assert Settings.from_env({}).embedding_backend == "auto"
     assert Settings.from_env({"AMEM_EMBEDDING_BACKEND": " Torch "}).embedding_backend == "torch"

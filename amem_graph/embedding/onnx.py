@@ -159,7 +159,10 @@ class OnnxEncoder:
             options.graph_optimization_level = onnxruntime.GraphOptimizationLevel.ORT_ENABLE_ALL
             options.intra_op_num_threads = threads
             options.log_severity_level = 3  # its warnings about unused initialisers are not the user's concern
-            return onnxruntime.InferenceSession(str(graph), options, providers=["CPUExecutionProvider"])
+            try:
+                return onnxruntime.InferenceSession(str(graph), options, providers=["CPUExecutionProvider"])
+            except Exception as err:  # a damaged file, or a runtime too old for it: ONNX cannot run it here
+                raise OnnxUnavailable(f"ONNX Runtime cannot load {graph}: {err}"[:500]) from None
 
         self._cores = max(1, min(os.cpu_count() or 1, MAX_WORKERS))
         self._session = session(self._cores)  # one text, or a batch: every core on it
