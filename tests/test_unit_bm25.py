@@ -52,6 +52,12 @@ def test_bm25_of_a_tiny_corpus_follows_the_formula() -> None:
     assert set(scores) == {1, 2}  # note 3 has "cat" only in its context, which this query does not search
 
 
+def test_scoring_some_nodes_keeps_the_whole_index_statistics() -> None:
+    index = corpus()
+    every = index.scores(["cat"], {"content": 1.0})
+    assert index.scores(["cat"], {"content": 1.0}, only={2, 3}) == pytest.approx({2: every[2]})  # as one tenant's
+
+
 def test_field_boosts_and_unsearched_fields() -> None:
     index = corpus()
     both = index.scores(["cat"], {"content": 1.0, "context": 0.2})

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Container, Iterable, Mapping
 from typing import Any
 
 import Stemmer
@@ -68,6 +68,7 @@ class FulltextIndex:
         self.fields = fields
         self.postings: dict[str, dict[str, dict[int, int]]] = {f: {} for f in fields}  # field → term → key → tf
         self.lengths: dict[str, dict[int, int]] = {f: {} for f in fields}  # field → key → token count
+        self.norms: dict[str, dict[int, int]] = {f: {} for f in fields}  # field → key → the length as the norm keeps it
         self.totals: dict[str, int] = {f: 0 for f in fields}
         self._indexed: dict[int, dict[str, list[str]]] = {}  # key → field → its terms (to remove them exactly)
         self._texts: dict[int, tuple[Any, ...]] = {}  # key → the field values it was indexed from
@@ -94,6 +95,7 @@ class FulltextIndex:
                 continue
             fields[field] = terms
             self.lengths[field][key] = len(terms)
+            self.norms[field][key] = norm_length(len(terms))
             self.totals[field] += len(terms)
             postings = self.postings[field]
             for term in terms:
@@ -104,6 +106,7 @@ class FulltextIndex:
     def _remove(self, key: int) -> None:
         for field, terms in self._indexed.pop(key, {}).items():
             self.totals[field] -= self.lengths[field].pop(key)
+            self.norms[field].pop(key, None)
             postings = self.postings[field]
             for term in set(terms):
                 docs = postings[term]
@@ -111,9 +114,12 @@ class FulltextIndex:
                 if not docs:
                     del postings[term]
 
-    def scores(self, words: Iterable[str], fields: Mapping[str, float] | None) -> dict[int, float]:
+    def scores(
+        self, words: Iterable[str], fields: Mapping[str, float] | None, only: Container[int] | None = None
+    ) -> dict[int, float]:
         """Node key → score of a query of `words` (each a clause, repeats counted, as the query parser
-        does) over `fields` with their boosts (every field, boost 1, when None)."""
+        does) over `fields` with their boosts (every field, boost 1, when None); with `only`, of those nodes
+        alone (the statistics stay the whole index's, as Lucene's)."""
         boosts = {f: 1.0 for f in self.fields} if fields is None else {f: float(w) for f, w in fields.items() if w > 0}
         terms = analyse(" ".join(words))
         scores: dict[int, float] = {}
@@ -122,13 +128,15 @@ class FulltextIndex:
             if not docs_in_field:
                 continue
             average = self.totals[field] / docs_in_field
+            fixed, per_length = K1 * (1 - B), K1 * B / average
+            norms = self.norms[field]
             for term in terms:
                 docs = self.postings[field].get(term)
                 if not docs:
                     continue
-                idf = math.log(1 + (docs_in_field - len(docs) + 0.5) / (len(docs) + 0.5))
+                weight = boost * math.log(1 + (docs_in_field - len(docs) + 0.5) / (len(docs) + 0.5))
                 for key, tf in docs.items():
-                    length = norm_length(self.lengths[field][key])
-                    score = boost * idf * tf / (tf + K1 * (1 - B + B * length / average))
-                    scores[key] = scores.get(key, 0.0) + score
+                    if only is not None and key not in only:
+                        continue
+                    scores[key] = scores.get(key, 0.0) + weight * tf / (tf + fixed + per_length * norms[key])
         return scores

@@ -158,15 +158,15 @@ class EmbeddedStore(EmbeddedAdmin):
             self._vectors[tenant] = cached
         return cached[1], cached[2]
 
-    def note_scores(self, words: Sequence[str], fields: Mapping[str, float] | None) -> dict[int, float]:
-        """BM25 of every note (all tenants) for `words`."""
+    def note_scores(self, tenant: str, words: Sequence[str], fields: Mapping[str, float] | None) -> dict[int, float]:
+        """BM25 of the tenant's notes for `words` (with the statistics of every tenant's, as Lucene's)."""
         self._catch_up()
-        return self._fulltext.scores(words, fields)
+        return self._fulltext.scores(words, fields, self.graph.keys_of("Note", tenant))
 
-    def page_scores(self, words: Sequence[str], fields: Mapping[str, float] | None) -> dict[int, float]:
-        """BM25 of every page (all tenants) for `words`."""
+    def page_scores(self, tenant: str, words: Sequence[str], fields: Mapping[str, float] | None) -> dict[int, float]:
+        """BM25 of the tenant's pages for `words` (with the statistics of every tenant's)."""
         self._catch_up()
-        return self._page_text.scores(words, fields)
+        return self._page_text.scores(words, fields, self.graph.keys_of("Page", tenant))
 
     def _catch_up(self) -> None:
         """Bring the fulltext indexes up to the graph (under the store's lock)."""

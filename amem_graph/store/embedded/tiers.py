@@ -146,7 +146,7 @@ class EmbeddedTiers:
         words = query_words(text)
         if not words:
             return []
-        scores = self._store.page_scores(words, fields)
+        scores = self._store.page_scores(self.tenant, words, fields)
         found = [(key, s) for key, s in scores.items() if self.graph.nodes[key].props.get("tenant") == self.tenant]
         found.sort(key=lambda pair: (-pair[1], pair[0]))
         return [(self._page(self.graph.nodes[key]), float(s)) for key, s in found[:k]]
