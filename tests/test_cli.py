@@ -124,6 +124,7 @@ def test_doctor_reports_every_check(cli_env: dict[str, str]) -> None:
     assert checks["store"]["detail"].startswith("neo4j, at bolt://")
     assert checks["database"]["ok"] and "384 dimensions" in checks["database"]["detail"]
     assert checks["embedding model"]["ok"] and "384 dimensions" in checks["embedding model"]["detail"]
+    assert "loads on onnx-int8;" in checks["embedding model"]["detail"]  # the default backend, with no excuse
     assert result.exit_code == (0 if all(row["ok"] for row in checks.values()) else 7)
 
 

@@ -284,6 +284,7 @@ def test_suggested_merges_by_rule_and_by_llm(memory: AgenticMemory, settings) ->
             made = smart.entities.merge_suggested()
             asked = [r for r in llm.requests if r["messages"][-1]["content"].startswith("PAIRS:")]
     assert len(asked) == 1  # every pair in one request
+    assert "said she was tired" in asked[0]["messages"][-1]["content"]  # each name with a line that mentions it
     # The model decides: it confirmed the names and left out the spellings (the rules alone would merge them).
     assert {(m.alias, m.into, m.by) for m in made} == {("caroline hill", "caroline", "llm"), ("melanie stone", "melanie", "llm")}
     assert {(s.alias.key, s.into.key) for s in memory.entities.suggest()} == found & spellings

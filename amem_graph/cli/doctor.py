@@ -68,8 +68,8 @@ def _database(settings: Settings) -> str:
 def _model(settings: Settings) -> str:
     embedder = Embedder.of(settings)
     vector = embedder.embed_one("doctor")
-    why = "" if embedder.backend == "onnx" or settings.embedding_backend == "torch" else (
-        " (ONNX Runtime cannot run it here: see the embedding_backend log event)")
+    why = " (ONNX Runtime cannot run it here: see the embedding_backend log event)" if (
+        embedder.backend == "torch" and settings.embedding_backend != "torch") else ""
     return f"{settings.embedding_model} loads on {embedder.backend}{why}; {vector.shape[0]} dimensions"
 
 

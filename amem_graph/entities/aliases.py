@@ -7,7 +7,7 @@ from __future__ import annotations
 import logging
 import re
 from collections import defaultdict
-from collections.abc import Callable, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -79,15 +79,15 @@ def _one_level(found: Sequence[MergeSuggestion]) -> list[MergeSuggestion]:
 
 
 def decided(
-    client: LLMClient, found: Sequence[MergeSuggestion], example: Callable[[Entity], str]
+    client: LLMClient, found: Sequence[MergeSuggestion], examples: Mapping[str, str]
 ) -> list[MergeSuggestion]:
     """The suggestions the LLM says are one thing, asked `MAX_ALIAS_PAIRS` at a time with a line mentioning each
-    name (`example`). It can only pick among the pairs offered; an answer that fails or does not fit merges
-    nothing of its batch."""
+    name (`examples`, by entity key). It can only pick among the pairs offered; an answer that fails or does
+    not fit merges nothing of its batch."""
     chosen = []
     for start in range(0, len(found), MAX_ALIAS_PAIRS):
         batch = list(found[start: start + MAX_ALIAS_PAIRS])
-        pairs = [(s.alias.name, example(s.alias), s.into.name, example(s.into)) for s in batch]
+        pairs = [(s.alias.name, examples.get(s.alias.key, ""), s.into.name, examples.get(s.into.key, "")) for s in batch]
         try:
             reply = client.complete_json("entity_alias", alias_messages(pairs), ALIAS_SCHEMA, max_tokens=200)
         except LLMError as err:

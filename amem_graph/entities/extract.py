@@ -90,9 +90,10 @@ def _from_doc(doc: Any) -> Iterable[Mention]:
         lemma = token.lemma_.lower()
         if lemma in GENERIC_NOUNS or not lemma.isalpha():
             continue
-        compound = _nouns_before(doc, token)
-        if compound and (key := entity_key(" ".join(t.text for t in [*compound, token]), lemma=lemma)):
-            yield Mention(key, " ".join(t.text for t in [*compound, token]), "thing", NOUN_CONFIDENCE)
+        if compound := _nouns_before(doc, token):
+            name = " ".join(t.text for t in [*compound, token])
+            if key := entity_key(name, lemma=lemma):
+                yield Mention(key, name, "thing", NOUN_CONFIDENCE)
         if key := entity_key(token.text, lemma=lemma):
             yield Mention(key, token.text, "thing", NOUN_CONFIDENCE)
 

@@ -150,7 +150,11 @@ class Entities:
         found = suggestions(self._store.read(tenant, lambda tx: tx.entities()))
         if self._llm is None or not found:
             return found
-        return decided(self._llm, found, lambda entity: self._example(tenant, entity))
+        # A line for each name: the newest note that mentions it (suggestions are never aliases, so each is
+        # read as itself).
+        keys = sorted({e.key for s in found for e in (s.alias, s.into)})
+        newest = self._store.read(tenant, lambda tx: tx.mentioning(keys, 1))
+        return decided(self._llm, found, {entity.key: note.content for entity, note, _ in newest})
 
     def merge_suggested(self, *, tenant: str | None = None) -> list[EntityMerge]:
         """Merge what `suggest` finds (decided by the LLM when one is configured, else by the rules), each
@@ -168,11 +172,6 @@ class Entities:
             if (merge := self._store.write(tenant, write)) is not None:
                 made.append(merge)
         return made
-
-    def _example(self, tenant: str, entity: Entity) -> str:
-        """A line that mentions the entity: the content of its newest note."""
-        found = self._store.read(tenant, lambda tx: tx.mentioning([entity.key], 1))
-        return found[0][1].content if found else ""
 
     def _of(self, tenant: str | None) -> str:
         return validation.tenant(self._tenant if tenant is None else tenant)

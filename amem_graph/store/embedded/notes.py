@@ -291,8 +291,7 @@ class EmbeddedNotes:
         if not words:
             return []
         scores = self._store.note_scores(self.tenant, words, fields)
-        found = [(key, score) for key, score in scores.items()
-                 if self.graph.nodes[key].props.get("tenant") == self.tenant and passes(self.graph.nodes[key].props, filters)]
+        found = [(key, score) for key, score in scores.items() if passes(self.graph.nodes[key].props, filters)]
         found.sort(key=lambda pair: (-pair[1], pair[0]))  # ties in insertion order, as Lucene's doc ids
         return [(self._store.to_note(self.graph.nodes[key]), float(score)) for key, score in found[:k]]
 

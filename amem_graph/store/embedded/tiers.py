@@ -147,8 +147,7 @@ class EmbeddedTiers:
         if not words:
             return []
         scores = self._store.page_scores(self.tenant, words, fields)
-        found = [(key, s) for key, s in scores.items() if self.graph.nodes[key].props.get("tenant") == self.tenant]
-        found.sort(key=lambda pair: (-pair[1], pair[0]))
+        found = sorted(scores.items(), key=lambda pair: (-pair[1], pair[0]))
         return [(self._page(self.graph.nodes[key]), float(s)) for key, s in found[:k]]
 
     def _nearest(self, pages: Iterable[Node], vector: Any, k: int) -> list[tuple[Page, float]]:
