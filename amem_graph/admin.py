@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from . import consolidate as consolidation
-from . import schema, transfer, validation
+from . import invariants, schema, transfer, validation
 from .embedding import Embedder
 from .errors import InvalidInput
 from .settings import Settings
@@ -50,6 +50,16 @@ class Admin:
         header = {"tenant": tenant, "schema": marker.get("version"), "model": marker.get("embedding_model"),
                   "dimension": marker.get("embedding_dimension")}
         return header, self._store.export_records(tenant)
+
+    def check(self, tenant: str | None = None) -> invariants.TenantCheck:
+        """The invariants (`invariants.RULES`) over one tenant's graph as it stands; run it while nothing
+        writes to the tenant, since it reads the tenant in pages."""
+        header, records = self.export(tenant)
+        return invariants.check(header["tenant"], header["dimension"], records)
+
+    def tenants(self) -> list[str]:
+        """Every tenant in the database."""
+        return self._store.tenants()
 
     def import_(
         self, nodes: Sequence[dict[str, Any]], relationships: Sequence[dict[str, Any]], tenant: str | None = None

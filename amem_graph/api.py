@@ -130,7 +130,8 @@ class AgenticMemory:
             None,
         )
         tenant = self._tenant(tenant)
-        note = self.get(self._evolver.add(tenant, item).note_id, tenant=tenant)
+        outcome = self._evolver.add(tenant, item)
+        note = outcome.note or self.get(outcome.note_id, tenant=tenant)
         self._retriever.heard(tenant, note.speaker)
         return note
 
@@ -150,6 +151,8 @@ class AgenticMemory:
         is written. Returns the note ids in input order; `on_batch(n)` is called as each batch of
         n notes is committed.
         """
+        if isinstance(items, str | bytes):  # a string is a sequence too, of one-letter notes
+            raise InvalidInput("add_many takes a list of notes; for one text, use add")
         tenant = self._tenant(tenant)
         notes = [self._checked(item, position) for position, item in enumerate(items)]
         size = self.settings.write_batch_size if batch_size is None else batch_size

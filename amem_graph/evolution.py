@@ -21,7 +21,7 @@ from .llm.analyser import Analyser
 from .llm.prompts import PROMPT_VERSION
 from .log import event
 from .models import LINK_TYPES, Link, Mention, Note, NoteAnalysis, NoteInput, SearchHit
-from .retrieval import Tuning, seeds
+from .retrieval import Tuning, seed_pool, seeds
 from .settings import Settings
 from .store.base import EvolutionRecord, NoteRevision, NoteStore, NoteTx, Tx
 from .store.records import note_row
@@ -116,6 +116,7 @@ class EvolutionOutcome:
     created: bool  # a new note was written (False for a repeat add, which writes nothing, and for reanalysis)
     revised: tuple[tuple[str, int], ...] = ()  # (note id, version kept) per revision
     decision: dict[str, Any] = field(default_factory=dict)
+    note: Note | None = None  # the note as the write left it, links included (None for a repeat add)
 
 
 def identity(note: NoteInput) -> tuple[str, str]:
@@ -163,7 +164,10 @@ def apply_evolution(
         write.id, write.trigger_id, write.analysis, write.model, write.prompt_version, json.dumps(decision, sort_keys=True),
         write.prompt_tokens, write.completion_tokens, tuple(revised),
     ))
-    return EvolutionOutcome(write.trigger_id, created=row is not None, revised=tuple(revised), decision=decision)
+    # Read back here, not after: the caller gets the note without a transaction of its own.
+    note = tx.notes(ids=[write.trigger_id], links=True)
+    return EvolutionOutcome(write.trigger_id, created=row is not None, revised=tuple(revised), decision=decision,
+                            note=note[0] if note else None)
 
 
 def revise_if_current(tx: NoteTx, revision: NoteRevision, expected_version: int) -> None:
@@ -227,16 +231,22 @@ class Evolver:
         """Store a validated note with its analysis, links and neighbour evolution; a repeat returns the original.
         `neighbourhood` gives the turns around a note that has no session here (a page promoted from the
         tiers, whose dialogue order lives on its pages)."""
-        if known := self.store.read(tenant, lambda tx: tx.notes(keys=[identity(note)])):
-            return EvolutionOutcome(known[0].id, created=False)
         query = candidate_text(note.content)
-        vector = self.embedder.embed_one(query)
         session = note.session
+        known, lexical, tail = self.store.read(tenant, lambda tx: self._first_reads(tx, note, query))
+        if known:
+            return EvolutionOutcome(known[0].id, created=False)
+        vector = self.embedder.embed_one(query)
         extracted = extract(self.extractor, [note])[0]  # once for every attempt
+        first = True
 
         def plan() -> EvolutionWrite:
-            hits = self._candidates(tenant, query, vector)
-            tail = self.store.read(tenant, lambda tx: tx.notes(session=session, limit=2 * NEIGHBOURHOOD_TURNS)) if session else []
+            nonlocal first, lexical, tail
+            if not first:  # a later attempt: the neighbours moved on, so read them again
+                lexical = None
+                tail = self._session_tail(tenant, session)
+            first = False
+            hits = self._candidates(tenant, query, vector, lexical=lexical)
             return self._plan(note, self.analyser.analyse(note, hits), hits, tail=tail, neighbourhood=neighbourhood,
                               extracted=extracted)
 
@@ -244,6 +254,24 @@ class Evolver:
         if outcome is None:  # cannot happen: the last attempt of an add skips stale neighbours instead
             raise EvolutionConflict([note.id])
         return outcome
+
+    def _first_reads(
+        self, tx: Tx, note: NoteInput, query: str,
+    ) -> tuple[list[Note], list[tuple[Note, float]] | None, list[Note]]:
+        """One read for what an add needs before its analysis and does not need the vector for: whether it is
+        a repeat, the fulltext candidates, and its session's last turns."""
+        known = tx.notes(keys=[identity(note)])
+        if known:
+            return known, None, []
+        k = self.settings.candidates
+        lexical = tx.fulltext_search(query, seed_pool(k), fields=CANDIDATE_SEARCH.fields) if k else None
+        tail = tx.notes(session=note.session, limit=2 * NEIGHBOURHOOD_TURNS) if note.session else []
+        return known, lexical, tail
+
+    def _session_tail(self, tenant: str, session: str | None) -> list[Note]:
+        if not session:
+            return []
+        return self.store.read(tenant, lambda tx: tx.notes(session=session, limit=2 * NEIGHBOURHOOD_TURNS))
 
     def reanalyze(self, tenant: str, note_id: str) -> EvolutionOutcome | None:
         """Analyse an existing note again with the configured analyser; None if the analysis degraded
@@ -290,12 +318,16 @@ class Evolver:
             tx, write, dimension=self.embedder.dimension, link_budget=self.settings.link_budget, allow_stale=allow_stale,
         ))
 
-    def _candidates(self, tenant: str, query: str, vector: np.ndarray, *, exclude: str | None = None) -> list[SearchHit]:
-        """Hybrid search for the notes the analyser may link to and evolve (valid notes only)."""
+    def _candidates(
+        self, tenant: str, query: str, vector: np.ndarray, *, exclude: str | None = None,
+        lexical: list[tuple[Note, float]] | None = None,
+    ) -> list[SearchHit]:
+        """Hybrid search for the notes the analyser may link to and evolve (valid notes only); `lexical`, the
+        fulltext hits when they were read already."""
         if self.settings.candidates == 0:
             return []
         k = self.settings.candidates + (exclude is not None)
-        hits = seeds(self.store, tenant, query, vector, k, tuning=CANDIDATE_SEARCH)
+        hits = seeds(self.store, tenant, query, vector, k, tuning=CANDIDATE_SEARCH, lexical=lexical)
         return [hit for hit in hits if hit.note.id != exclude][: self.settings.candidates]
 
     def _plan(

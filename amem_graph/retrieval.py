@@ -82,22 +82,32 @@ def fuse(
     return fused[:k]
 
 
+def seed_pool(k: int, mode: Mode = "hybrid") -> int:
+    """How many notes each index is asked for: fusion needs more than the k it keeps."""
+    return k if mode != "hybrid" else max(2 * k, 20)
+
+
 def seeds(
     store: NoteStore, tenant: str, query: str, vector: np.ndarray | None, k: int, *, mode: Mode = "hybrid",
-    filters: SearchFilter = NO_FILTER, tuning: Tuning | None = None,
+    filters: SearchFilter = NO_FILTER, tuning: Tuning | None = None, lexical: list[tuple[Note, float]] | None = None,
 ) -> list[SearchHit]:
-    """The k best notes for a query from the vector index, the fulltext index, or both fused.
-    `vector` is the query's embedding (needed unless mode is "fulltext")."""
+    """The k best notes for a query from the vector index, the fulltext index, or both fused, in one read.
+    `vector` is the query's embedding (needed unless mode is "fulltext"); `lexical`, the fulltext hits
+    (`seed_pool(k)` of them) when the caller read them already."""
     tuning = tuning or Tuning()
-    pool = k if mode != "hybrid" else max(2 * k, 20)
-    dense: list[tuple[Note, float]] = []
-    lexical: list[tuple[Note, float]] = []
-    if mode in ("hybrid", "vector") and vector is not None:
-        query_vector = _query_vector(vector, store)
-        dense = store.read(tenant, lambda tx: tx.vector_search(query_vector, pool, filters=filters))
-    if mode in ("hybrid", "fulltext"):
-        lexical = store.read(tenant, lambda tx: tx.fulltext_search(query, pool, filters=filters, fields=tuning.fields))
-    return fuse(dense, lexical, k, tuning.dense_weight, fusion=tuning.fusion, rrf_k=tuning.rrf_k)
+    pool = seed_pool(k, mode)
+    dense_wanted = mode in ("hybrid", "vector") and vector is not None
+    lexical_wanted = mode in ("hybrid", "fulltext") and lexical is None
+    query_vector = _query_vector(vector, store) if dense_wanted and vector is not None else []
+
+    def both(tx: Tx) -> tuple[list[tuple[Note, float]], list[tuple[Note, float]]]:
+        dense = tx.vector_search(query_vector, pool, filters=filters) if dense_wanted else []
+        found = tx.fulltext_search(query, pool, filters=filters, fields=tuning.fields) if lexical_wanted else []
+        return dense, found
+
+    dense, found = store.read(tenant, both) if dense_wanted or lexical_wanted else ([], [])
+    return fuse(dense, found if lexical is None else lexical, k, tuning.dense_weight, fusion=tuning.fusion,
+                rrf_k=tuning.rrf_k)
 
 
 _NAME = re.compile(r"\b([A-Z][\w-]*)(?:'s|’s)?\b")

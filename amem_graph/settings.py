@@ -139,6 +139,7 @@ class Settings:
     neo4j_user: str = "neo4j"
     neo4j_password: str | None = None
     neo4j_database: str | None = None
+    neo4j_timeout_s: float = 5.0  # how long a call waits for an unreachable Neo4j before StoreUnavailable
     embedding_model: str = DEFAULT_MODEL
     embedding_batch_size: int = 64
     embedding_backend: str = "auto"  # auto: onnx-int8, else onnx, else torch (EMBEDDING_BACKENDS)
@@ -175,6 +176,7 @@ class Settings:
             neo4j_user=env.get("NEO4J_USER") or env.get("NEO4J_USERNAME") or "neo4j",
             neo4j_password=env.get("NEO4J_PASSWORD") or None,
             neo4j_database=env.get("NEO4J_DATABASE") or None,
+            neo4j_timeout_s=_number(env, "AMEM_NEO4J_TIMEOUT", 5.0, 0.5, 300.0),
             embedding_model=env.get("AMEM_EMBEDDING_MODEL") or DEFAULT_MODEL,
             embedding_batch_size=_int(env, "AMEM_EMBEDDING_BATCH_SIZE", 64),
             embedding_backend=backend,

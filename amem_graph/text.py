@@ -25,7 +25,9 @@ STOP_WORDS = frozenset(
 )
 
 _PREFIX = re.compile(r"^\s*\[[^\]]{0,80}\]\s*")  # "[1:56 pm on 8 May, 2023] " and similar stamps
-_SPEAKER = re.compile(r"^\s*([A-Z][\w.'-]*(?: [A-Z][\w.'-]*){0,2}):\s+")
+# A name of at most three words of 60 characters: within the speaker's limit (MAX_LABEL_CHARS); a longer run
+# before a colon is text, not a name.
+_SPEAKER = re.compile(r"^\s*([A-Z][\w.'-]{0,59}(?: [A-Z][\w.'-]{0,59}){0,2}):\s+")
 
 
 def split_speaker(content: str) -> tuple[str | None, str]:

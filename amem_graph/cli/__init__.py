@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from . import bench, browser, demo, entities, history, ingest, notes, server, tiers, transfer
+from . import bench, browser, check, demo, entities, history, ingest, notes, server, tiers, transfer
 from .common import EXIT_CODES, user_errors
 from .doctor import doctor
 
@@ -25,6 +25,7 @@ transfer.register(app)
 app.command()(user_errors(ingest.ingest))
 app.command()(user_errors(demo.demo))
 app.command()(user_errors(doctor))
+app.command()(user_errors(check.check))
 
 
 def main() -> None:

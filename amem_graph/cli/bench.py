@@ -13,6 +13,7 @@ from ..api import AgenticMemory
 from ..bench import embed as embed_bench
 from ..bench import ingest as ingest_bench
 from ..bench import llm_cost as llm_cost_bench
+from ..bench import load as load_bench
 from ..bench import locomo as locomo_data
 from ..bench import locomo_recall
 from ..errors import InvalidInput
@@ -70,6 +71,30 @@ def ingest(
     """Bulk-ingest throughput vs embedding alone (same run), and k-NN latency without query embedding."""
     result = _on_stores(store, lambda mem: ingest_bench.run(mem, n, chunk=chunk, queries=queries, k=k, keep=keep))
     print_json(result, also_to=json_out)
+
+
+@app.command()
+@user_errors
+def load(
+    writers: Annotated[int, typer.Option(min=0, max=64, help="Writer threads: analysed adds, turns, updates")] = 8,
+    readers: Annotated[int, typer.Option(min=0, max=64, help="Reader threads: search, tier context, read-back")] = 8,
+    tenants: Annotated[int, typer.Option(min=1, max=100, help="Tenants; the first gets half of all operations")] = 4,
+    seconds: Annotated[float, typer.Option(min=1, max=86_400, help="How long the threads run")] = 60,
+    max_ops: Annotated[int, typer.Option("--max-ops", min=1, help="Operations per thread at most")] = 10_000,
+    keep: Annotated[bool, typer.Option(help="Keep the benchmark tenants instead of deleting them")] = False,
+    json_out: JsonOutOption = None,
+    store: StoreOption = None,
+) -> None:
+    """Writers and readers at once, then proof: every acknowledged write read back, nothing duplicated, `check`
+    sound on every tenant; throughput, p50/p95/p99 under load beside idle ones, retries and conflicts. Exits 10
+    when something was lost or broken."""
+    result = _on_stores(store, lambda mem: load_bench.run(
+        mem, writers=writers, readers=readers, tenants=tenants, seconds=seconds, max_ops=max_ops, keep=keep,
+    ))
+    print_json(result, also_to=json_out)
+    runs = result["stores"].values() if "stores" in result else [result]
+    if not all(r["sound"] for r in runs):
+        raise typer.Exit(10)
 
 
 @app.command()

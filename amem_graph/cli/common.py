@@ -62,7 +62,7 @@ EXIT_CODES = (
     "Exit codes: 0 ok; 1 unexpected error; 2 bad command line; 3 invalid input or unknown note; "
     "4 schema mismatch; 5 database unreachable or failing; 6 local server could not be installed, started or stopped; "
     "7 a doctor check failed; 8 the LLM endpoint failed or is not configured; "
-    "9 the note kept changing under concurrent writers (try again)."
+    "9 the note kept changing under concurrent writers (try again); 10 `check` found broken rules."
 )
 
 

@@ -21,14 +21,15 @@ def open_store(settings: Settings) -> MemoryStore:
     if settings.neo4j_uri:
         if settings.neo4j_password is None:
             raise StoreUnavailable(f"NEO4J_URI is {settings.neo4j_uri} but NEO4J_PASSWORD is not set")
-        return Neo4jStore(settings.neo4j_uri, settings.neo4j_user, settings.neo4j_password, settings.neo4j_database)
+        return Neo4jStore(settings.neo4j_uri, settings.neo4j_user, settings.neo4j_password, settings.neo4j_database,
+                          timeout_s=settings.neo4j_timeout_s)
     local = LocalNeo4j.for_settings(settings).connection()
     if local is None:
         raise StoreUnavailable(
             "AMEM_STORE=neo4j but no database configured: set NEO4J_URI, NEO4J_USER and NEO4J_PASSWORD, "
             f"or start a local server with `amem-graph neo4j start` (folder {settings.local_server_dir})"
         )
-    return Neo4jStore(local.uri, local.user, local.password, settings.neo4j_database)
+    return Neo4jStore(local.uri, local.user, local.password, settings.neo4j_database, timeout_s=settings.neo4j_timeout_s)
 
 
 __all__ = ["SCHEMA_VERSION", "MemoryStore", "NoteStore", "StoreStats", "open_store"]

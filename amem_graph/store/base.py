@@ -400,6 +400,9 @@ class AdminStore(Protocol):
     def export_records(self, tenant: str, page: int = 2_000) -> Iterator[dict[str, Any]]:
         """Every node, then every relationship, of one tenant, as JSON-ready records (see transfer.py)."""
 
+    def tenants(self) -> list[str]:
+        """Every tenant that holds a node, in order."""
+
     def import_records(
         self, tenant: str, rows: Sequence[dict[str, Any]], relationships: Sequence[dict[str, Any]], batch: int = 1_000
     ) -> tuple[int, int]:

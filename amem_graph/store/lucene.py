@@ -10,11 +10,15 @@ from ..errors import InvalidInput
 MAX_QUERY_TERMS = 200  # Lucene refuses queries of over 1024 clauses; each term is one per field (5)
 TEXT_FIELDS = ("content", "context", "keywords", "tags", "neighbourhood")  # the note_text index's fields
 PAGE_FIELDS = ("user_text", "assistant_text", "neighbourhood")  # the page_text index's fields
-_WORD = re.compile(r"\w+")
+# Lucene's StandardTokenizer makes each Han ideograph and each Hiragana character a token of its own (UAX #29),
+# so a run of them is as many terms as it has characters; Katakana and Hangul runs stay words.
+IDEOGRAPHS = "\u3040-\u309f\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0003134f"
+_WORD = re.compile(rf"[{IDEOGRAPHS}]|[^\W{IDEOGRAPHS}]+")
 
 
 def query_words(text: str) -> list[str]:
-    """The words of user text a query searches for: lower case, at most MAX_QUERY_TERMS."""
+    """The terms of user text a query searches for, as Lucene splits them: lower case, at most
+    MAX_QUERY_TERMS."""
     return _WORD.findall(text.lower())[:MAX_QUERY_TERMS]
 
 

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import itertools
+import logging
+import random
+import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any, TypeVar
@@ -22,11 +26,13 @@ from neo4j.exceptions import (
     Neo4jError,
     ServiceUnavailable,
     SessionExpired,
+    TransientError,
 )
 
 from .. import cypher, transfer, validation
 from ..embedding import canonical_model
 from ..errors import InvalidInput, StoreError, StoreUnavailable
+from ..log import event
 from .base import SCHEMA_VERSION, SchemaState, StoreStats, Tx
 from .neo4j_attached import Neo4jAttached
 from .neo4j_entities import Neo4jEntities
@@ -35,6 +41,7 @@ from .neo4j_tiers import Neo4jTiers
 from .records import note_from_record
 
 _UNREACHABLE = (ServiceUnavailable, SessionExpired, OSError)
+TRANSIENT_RETRY_S = 30.0  # how long a transaction that keeps deadlocking is retried before its error is raised
 
 
 T = TypeVar("T")
@@ -56,7 +63,9 @@ class Neo4jStore:
 
     kind = "neo4j"
 
-    def __init__(self, uri: str, user: str, password: str, database: str | None = None) -> None:
+    def __init__(
+        self, uri: str, user: str, password: str, database: str | None = None, *, timeout_s: float = 5.0
+    ) -> None:
         self.location = uri
         self.database = database
         self.dimension: int | None = None
@@ -65,9 +74,11 @@ class Neo4jStore:
             self._driver: Driver = GraphDatabase.driver(
                 uri,
                 auth=(user, password),
-                connection_timeout=5.0,
-                connection_acquisition_timeout=10.0,
-                max_transaction_retry_time=15.0,
+                # An unreachable server fails a call within about timeout_s: the driver's retries of a lost
+                # connection stop then. Deadlocks are retried longer, by `_managed` around the driver's.
+                connection_timeout=timeout_s,
+                connection_acquisition_timeout=2 * timeout_s,
+                max_transaction_retry_time=timeout_s,
                 # "property does not exist yet" warnings are expected on a young graph; they are noise.
                 notifications_min_severity=NotificationMinimumSeverity.OFF,
             )
@@ -98,13 +109,13 @@ class Neo4jStore:
         return result.records
 
     def _write_transaction(self, name: str, work: Callable[[ManagedTransaction], Any]) -> Any:
-        """Run several statements as one write transaction, retried by the driver on transient errors."""
-        with self._translated(name), self._driver.session(database=self.database) as session:
-            return session.execute_write(work)
+        """Run several statements as one write transaction, retried on transient errors."""
+        with self._translated(name):
+            return self._managed(True, work)
 
     def read(self, tenant: str, work: Callable[[Tx], T]) -> T:
-        with self._translated("read"), self._driver.session(database=self.database) as session:
-            return session.execute_read(lambda tx: work(Neo4jTx(tx, tenant, validation.now(), self._overfetch)))
+        with self._translated("read"):
+            return self._managed(False, lambda tx: work(Neo4jTx(tx, tenant, validation.now(), self._overfetch)))
 
     def write(self, tenant: str, work: Callable[[Tx], T], *, lock: bool = True) -> T:
         def attempt(tx: ManagedTransaction) -> T:
@@ -113,8 +124,23 @@ class Neo4jStore:
                 notes.run("tenant/lock")
             return work(notes)
 
-        with self._translated("write"), self._driver.session(database=self.database) as session:
-            return session.execute_write(attempt)
+        with self._translated("write"):
+            return self._managed(True, attempt)
+
+    def _managed(self, write: bool, work: Callable[[ManagedTransaction], T]) -> T:
+        """A managed transaction, retried past the driver's own retries while it fails on transient errors
+        (deadlocks between concurrent writers) for up to TRANSIENT_RETRY_S; a lost server is not retried here."""
+        began = time.monotonic()
+        for attempt in itertools.count():
+            try:
+                with self._driver.session(database=self.database) as session:
+                    return session.execute_write(work) if write else session.execute_read(work)
+            except TransientError as err:
+                if time.monotonic() - began > TRANSIENT_RETRY_S:
+                    raise
+                event("store_retry", logging.INFO, store="neo4j", attempt=attempt + 1, code=err.code)
+                time.sleep(random.uniform(0, min(1.0, 0.05 * 2**attempt)))
+        raise AssertionError("unreachable")  # for type checkers: the loop returns or raises
 
     @contextmanager
     def _translated(self, name: str) -> Iterator[None]:
@@ -183,6 +209,9 @@ class Neo4jStore:
                     record["props"] = {k: transfer.to_json(v) for k, v in record["props"].items()}
                     yield record
                 offset += len(rows)
+
+    def tenants(self) -> list[str]:
+        return [r["tenant"] for r in self._run("admin/tenants")]
 
     def import_records(
         self, tenant: str, rows: Sequence[dict[str, Any]], relationships: Sequence[dict[str, Any]], batch: int = 1_000

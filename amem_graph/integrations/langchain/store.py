@@ -39,8 +39,12 @@ def tenant_of(namespace: Sequence[str]) -> str:
         raise langgraph_store.InvalidNamespaceError(f"namespace {tuple(namespace)!r} is not a valid tenant: {err}") from None
 
 
+MAX_KEY_CHARS = 1_000
+
+
 def item_id(tenant: str, key: str) -> str:
     """A store item's note id: fixed by tenant and key, so a put finds the note of an earlier put."""
+    key = validation.text(key, "a store key", MAX_KEY_CHARS, allow_empty=True)
     return "kv-" + hashlib.sha256(f"{tenant}\x00{key}".encode()).hexdigest()[:32]
 
 

@@ -6,26 +6,49 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
+from ... import validation
 from ...errors import InvalidInput
 
 OPERATORS = ("$eq", "$ne", "$gt", "$gte", "$lt", "$lte")
+MAX_DEPTH = 64  # nesting of metadata, values and filters: deeper is refused before Python's recursion limit
 
 
 def to_json(value: Any, what: str) -> str:
     """`value` as JSON, or a clear error naming what it was (callers check every item before writing)."""
+    _check_depth(value, what)
     try:
-        return json.dumps(value, ensure_ascii=False, allow_nan=False)
+        encoded = json.dumps(value, ensure_ascii=False, allow_nan=False)
     except (TypeError, ValueError) as err:
         raise InvalidInput(f"{what} must be JSON-serialisable: {err}") from None
+    return validation.text(encoded, what, len(encoded))
 
 
 def check_filter(condition: Any) -> None:
-    """Refuse an operator `matches` does not know before anything is searched."""
+    """Refuse an operator `matches` does not know, or nesting past MAX_DEPTH, before anything is searched."""
+    _check_depth(condition, "a filter")
+    _check_operators(condition)
+
+
+def _check_operators(condition: Any) -> None:
     if isinstance(condition, Mapping):
         for key, value in condition.items():
             if str(key).startswith("$") and key not in OPERATORS:
                 raise InvalidInput(f"unknown filter operator {key!r}; use one of {', '.join(OPERATORS)}")
-            check_filter(value)
+            _check_operators(value)
+
+
+def _check_depth(value: Any, what: str) -> None:
+    """Walked without recursion: the point is to refuse what recursion cannot walk."""
+    level: list[Any] = [value]
+    for _ in range(MAX_DEPTH + 1):
+        nested = [
+            item for container in level if isinstance(container, Mapping | list | tuple)
+            for item in (container.values() if isinstance(container, Mapping) else container)
+        ]
+        if not nested:
+            return
+        level = nested
+    raise InvalidInput(f"{what} is nested more than {MAX_DEPTH} levels deep")
 
 
 def matches(value: Any, condition: Any) -> bool:

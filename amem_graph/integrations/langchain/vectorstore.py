@@ -121,6 +121,8 @@ class AmemVectorStore(VectorStore):
     # -- reading ----------------------------------------------------------------------------------
 
     def get_by_ids(self, ids: Sequence[str], /) -> list[Document]:
+        if bad := [i for i in ids if not isinstance(i, str)]:
+            raise InvalidInput(f"document ids are strings, got {bad[0]!r}")
         wanted = [i for i in ids if validation.NOTE_ID_PATTERN.fullmatch(i)]
         attached = {a.note.id: a for a in self.memory.attachments.attached(self.tenant, wanted)}
         documents = []

@@ -51,6 +51,9 @@ class EmbeddedAdmin:
 
         yield from self._read(work)
 
+    def tenants(self) -> list[str]:
+        return self._read(lambda: sorted({t for n in self.graph.nodes.values() if (t := n.props.get("tenant")) is not None}))
+
     def import_records(
         self, tenant: str, rows: Sequence[dict[str, Any]], relationships: Sequence[dict[str, Any]], batch: int = 1_000
     ) -> tuple[int, int]:

@@ -15,7 +15,7 @@ from typing import Any
 
 import Stemmer
 
-from ..lucene import TEXT_FIELDS
+from ..lucene import IDEOGRAPHS, TEXT_FIELDS
 
 K1, B = 1.2, 0.75
 # Lucene's EnglishAnalyzer stop set.
@@ -23,7 +23,9 @@ STOP_WORDS = frozenset(
     "a an and are as at be but by for if in into is it no not of on or such that the their then there these they "
     "this to was will with".split()
 )
-_TOKEN = re.compile(r"\w+(?:['’.]\w+)*")  # StandardTokenizer keeps "o'neil", "u.s", "3.5" together
+_LETTERS = rf"[^\W{IDEOGRAPHS}]+"
+# StandardTokenizer keeps "o'neil", "u.s", "3.5" together, and splits ideographs one by one.
+_TOKEN = re.compile(rf"[{IDEOGRAPHS}]|{_LETTERS}(?:['’.]{_LETTERS})*")
 _STEMMER = Stemmer.Stemmer("porter")
 
 

@@ -152,7 +152,14 @@ class Folder:
         if self.journal.exists():
             good = 0
             for number, ops, end in _journal_entries(self.journal):
-                if number > self.tx:
+                if number <= self.saved_tx and self.tx == self.saved_tx:
+                    pass  # written before the snapshot (a crash before the journal was emptied): in it already
+                elif number != self.tx + 1:
+                    raise CorruptStore(
+                        f"{self.journal}: transaction {number} follows transaction {self.tx}; the journal is "
+                        "missing or repeating lines, so the store was not opened"
+                    )
+                else:
                     try:
                         for op in ops:
                             graph.apply(op)

@@ -1,0 +1,264 @@
+"""`bench load`: writers and readers at once on a few tenants (one of them hot), then proof that nothing was
+lost, duplicated or left unsound: every acknowledged write is read back, and `check` passes on every tenant.
+
+Writers add analysed notes (which evolve their neighbours), dialogue turns and updates of their own notes;
+readers search, read tier context and read back notes other threads acknowledged. Threads of one process
+share one engine, as a service does (the embedded store serves one process)."""
+
+from __future__ import annotations
+
+import logging
+import random
+import threading
+import time
+import uuid
+from collections import Counter, defaultdict
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ..api import AgenticMemory
+from ..errors import EvolutionConflict
+from ..invariants import check
+from .texts import sentences
+
+IDLE_ROUNDS = 20  # of each operation, one thread, before the load: the idle latencies beside the loaded ones
+HOT_SHARE = 0.5  # of operations that go to the first tenant
+
+
+@dataclass
+class _Ledger:
+    """What the threads were told succeeded, and how long each call took."""
+
+    notes: dict[str, tuple[str, str]] = field(default_factory=dict)  # note id → (tenant, content)
+    pages: dict[str, str] = field(default_factory=dict)  # page id → tenant
+    updates: Counter[str] = field(default_factory=Counter)  # note id → acknowledged updates
+    latency: dict[str, list[float]] = field(default_factory=lambda: defaultdict(list))
+    errors: Counter[str] = field(default_factory=Counter)  # "operation: ErrorType" → count
+    conflicts: int = 0
+    mismatched_reads: int = 0
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def timed(self, operation: str, call: Callable[[], Any]) -> Any:
+        began = time.perf_counter()
+        try:
+            result = call()
+        except EvolutionConflict:  # an update that lost to concurrent writers: not acknowledged, so not owed
+            with self.lock:
+                self.conflicts += 1
+            return None
+        except Exception as err:  # every other failure is counted and reported, never hidden
+            with self.lock:
+                self.errors[f"{operation}: {type(err).__name__}"] += 1
+            return None
+        with self.lock:
+            self.latency[operation].append((time.perf_counter() - began) * 1000)
+        return result
+
+
+class _Events(logging.Handler):
+    """Counts the engine's retry and conflict events, and the driver's own retries, during the run."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.INFO)
+        self.counts: Counter[str] = Counter()
+
+    def emit(self, record: logging.LogRecord) -> None:
+        message = record.getMessage()
+        if record.name.startswith("neo4j") and "will be retried" in message:
+            self.counts["driver_retries"] += 1
+        for name in ("store_retry", "evolution_conflict"):
+            if f'"event": "{name}"' in message:
+                self.counts[name] += 1
+
+
+def run(memory: AgenticMemory, *, writers: int, readers: int, tenants: int, seconds: float, max_ops: int,
+        seed: int = 7, keep: bool = False) -> dict[str, Any]:
+    run_id = uuid.uuid4().hex[:8]
+    names = [f"load-{run_id}-{i}" for i in range(tenants)]
+    texts = iter(sentences(max_ops * (writers + 1) + 4 * IDLE_ROUNDS, seed))
+    text_lock = threading.Lock()
+
+    def next_text() -> str:
+        with text_lock:
+            return next(texts)
+
+    idle = _Ledger()
+    ledger = _Ledger()
+    events = _Events()
+    loggers = [logging.getLogger("amem_graph"), logging.getLogger("neo4j")]
+    levels = [lg.level for lg in loggers]
+    try:
+        for i in range(IDLE_ROUNDS):  # one thread: the latencies without contention
+            _write(memory, idle, random.Random(seed + i), names, next_text, writer=-1, turn=i)
+            _read(memory, idle, random.Random(seed + i), names)
+        for lg in loggers:
+            lg.addHandler(events)
+            lg.setLevel(logging.INFO)
+        deadline = time.monotonic() + seconds
+        threads = [
+            threading.Thread(target=_writer, args=(memory, ledger, seed + 100 + w, names, next_text, w, deadline, max_ops),
+                             name=f"load-writer-{w}")
+            for w in range(writers)
+        ] + [
+            threading.Thread(target=_reader, args=(memory, ledger, seed + 200 + r, names, deadline, max_ops),
+                             name=f"load-reader-{r}")
+            for r in range(readers)
+        ]
+        began = time.monotonic()
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        elapsed = time.monotonic() - began
+        for lg, level in zip(loggers, levels, strict=True):
+            lg.removeHandler(events)
+            lg.setLevel(level)
+        verdict = _verify(memory, names, [idle, ledger])
+    finally:
+        if not keep:
+            for name in names:
+                memory.admin.delete_tenant(name)
+    return {
+        "benchmark": "load",
+        "store": memory.admin.kind,
+        "writers": writers, "readers": readers, "tenants": tenants, "hot_share": HOT_SHARE,
+        "seconds": round(elapsed, 1), "max_ops_per_thread": max_ops,
+        "embedding_backend": memory.embedder.backend,
+        "operations": {op: len(v) for op, v in sorted(ledger.latency.items())},
+        "ops_per_s": round(sum(len(v) for v in ledger.latency.values()) / elapsed, 2),
+        "latency_ms": {op: _percentiles(v) for op, v in sorted(ledger.latency.items())},
+        "idle_latency_ms": {op: _percentiles(v) for op, v in sorted(idle.latency.items())},
+        "errors": dict(ledger.errors + idle.errors),
+        "update_conflicts": ledger.conflicts,
+        "retries": dict(events.counts),
+        **verdict,
+        "tenants_kept": names if keep else None,
+    }
+
+
+def _percentiles(samples: list[float]) -> dict[str, float]:
+    data = np.asarray(samples)
+    return {f"p{q}": round(float(np.percentile(data, q)), 2) for q in (50, 95, 99)} | {"n": int(data.size)}
+
+
+def _tenant(rng: random.Random, names: list[str]) -> str:
+    return names[0] if rng.random() < HOT_SHARE or len(names) == 1 else rng.choice(names[1:])
+
+
+def _write(memory: AgenticMemory, ledger: _Ledger, rng: random.Random, names: list[str], next_text: Callable[[], str],
+           *, writer: int, turn: int) -> None:
+    tenant = _tenant(rng, names)
+    roll = rng.random()
+    if roll < 0.6:
+        text = next_text()
+        session = f"w{writer}-{tenant}" if rng.random() < 0.5 else None
+        note = ledger.timed("add", lambda: memory.add(text, tenant=tenant, session=session))
+        if note is not None:
+            with ledger.lock:
+                ledger.notes[note.id] = (tenant, note.content)
+    elif roll < 0.85:
+        text = next_text()
+        page = ledger.timed("add_turn", lambda: memory.add_turn(text, "I see.", tenant=tenant, session_id=f"w{writer}"))
+        if page is not None:
+            with ledger.lock:
+                ledger.pages[page.id] = tenant
+    else:
+        with ledger.lock:
+            mine = [i for i, (t, _) in ledger.notes.items() if t == tenant]
+        if not mine:
+            return
+        note_id = rng.choice(mine)
+        updated = ledger.timed("update", lambda: memory.update(note_id, tenant=tenant, tags=[f"t{turn}"],
+                                                              reason="load test"))
+        if updated is not None:
+            with ledger.lock:
+                ledger.updates[note_id] += 1
+
+
+def _read(memory: AgenticMemory, ledger: _Ledger, rng: random.Random, names: list[str]) -> None:
+    tenant = _tenant(rng, names)
+    query = rng.choice(["Who went hiking?", "What did Alice bake?", "pottery classes", "Where is the concert?",
+                        "Who adopted a puppy last weekend?", "the beach with the kids"])
+    roll = rng.random()
+    if roll < 0.5:
+        ledger.timed("search", lambda: memory.search(query, k=10, tenant=tenant))
+    elif roll < 0.75:
+        ledger.timed("context_for", lambda: memory.context_for(query, tenant=tenant))
+    else:
+        with ledger.lock:
+            known = list(ledger.notes.items())
+        if not known:
+            return
+        note_id, (owner, content) = rng.choice(known)
+        note = ledger.timed("get", lambda: memory.get(note_id, tenant=owner))
+        if note is not None and note.content != content:
+            with ledger.lock:
+                ledger.mismatched_reads += 1
+
+
+def _writer(memory: AgenticMemory, ledger: _Ledger, seed: int, names: list[str], next_text: Callable[[], str],
+            writer: int, deadline: float, max_ops: int) -> None:
+    rng = random.Random(seed)
+    for turn in range(max_ops):
+        if time.monotonic() >= deadline:
+            return
+        _write(memory, ledger, rng, names, next_text, writer=writer, turn=turn)
+
+
+def _reader(memory: AgenticMemory, ledger: _Ledger, seed: int, names: list[str], deadline: float, max_ops: int) -> None:
+    rng = random.Random(seed)
+    for _ in range(max_ops):
+        if time.monotonic() >= deadline:
+            return
+        _read(memory, ledger, rng, names)
+
+
+def _verify(memory: AgenticMemory, names: list[str], ledgers: list[_Ledger]) -> dict[str, Any]:
+    """Every acknowledged note and page is there (notes with their content and at least their updates'
+    versions), no note is there twice, and every tenant passes `check`."""
+    notes: dict[str, tuple[str, str]] = {}
+    pages: dict[str, str] = {}
+    updates: Counter[str] = Counter()
+    for ledger in ledgers:
+        notes.update(ledger.notes)
+        pages.update(ledger.pages)
+        updates.update(ledger.updates)
+    lost: list[str] = []
+    wrong_content = under_versioned = duplicated = 0
+    violations: dict[str, dict[str, int]] = {}
+    held_notes = held_pages = 0
+    for name in names:
+        header, records = memory.admin.export(name)
+        records = list(records)
+        report = check(name, header["dimension"], records)
+        if not report.sound:
+            violations[name] = report.counts
+        stored = {r["props"].get("id"): r["props"] for r in records if r["kind"] == "node" and "Note" in r["labels"]}
+        stored_pages = {r["props"].get("id") for r in records if r["kind"] == "node" and "Page" in r["labels"]}
+        held_notes += len(stored)
+        held_pages += len(stored_pages)
+        contents = Counter(props.get("content") for props in stored.values())
+        duplicated += sum(n - 1 for n in contents.values() if n > 1)
+        for note_id, (tenant, content) in notes.items():
+            if tenant != name:
+                continue
+            props = stored.get(note_id)
+            if props is None:
+                lost.append(note_id)
+            elif props.get("content") != content:
+                wrong_content += 1
+            elif props.get("version", 0) < 1 + updates[note_id]:
+                under_versioned += 1
+        lost += [page_id for page_id, tenant in pages.items() if tenant == name and page_id not in stored_pages]
+    return {
+        "acknowledged": {"notes": len(notes), "pages": len(pages), "updates": sum(updates.values())},
+        "held": {"notes": held_notes, "pages": held_pages},
+        "lost": len(lost), "lost_ids": lost[:20], "duplicated": duplicated, "wrong_content": wrong_content,
+        "under_versioned": under_versioned,
+        "mismatched_reads": sum(ledger.mismatched_reads for ledger in ledgers),
+        "invariant_violations": violations,
+        "sound": not lost and not duplicated and not wrong_content and not under_versioned and not violations,
+    }

@@ -1,0 +1,101 @@
+"""`check` (amem_graph/invariants.py): a tenant the engine wrote is sound on both stores, and each rule finds
+the damage it names (a tenant imported from an export with that damage made to it)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from amem_graph import AgenticMemory
+from amem_graph.cli import app
+
+STORES = ("neo4j", "embedded")
+Records = tuple[list[dict[str, Any]], list[dict[str, Any]]]
+
+
+def fill(memory: AgenticMemory) -> None:
+    """Notes that link and evolve, a session chain, an update (a version), a deletion, tier pages."""
+    turns = ["Caroline: I went to the pottery class on Friday.", "Melanie: Did you make a bowl at the class?",
+             "Caroline: Yes, a blue pottery bowl for my mum.", "Melanie: Your mum will love the bowl."]
+    ids = [memory.add(t, session="s1").id for t in turns]
+    memory.add("Caroline gave her mum a blue bowl she made in pottery class.")
+    memory.update(ids[1], tags=["question"], reason="tagged")
+    memory.delete(ids[2])
+    for i in range(3):
+        memory.add_turn(f"I walked the dog in the park, day {i}.", "Sounds lovely.", session_id="chat")
+
+
+def test_what_the_engine_writes_is_sound(memory: AgenticMemory) -> None:
+    fill(memory)
+    report = memory.admin.check()
+    assert report.sound, report.violations
+    assert report.notes == 4 and report.nodes > report.notes and report.relationships > 0
+    assert memory.tenant in memory.admin.tenants()
+
+
+def _records(memory: AgenticMemory) -> Records:
+    _, records = memory.admin.export()
+    rows = list(records)
+    return [r for r in rows if r["kind"] == "node"], [r for r in rows if r["kind"] == "relationship"]
+
+
+def _labelled(nodes: list[dict[str, Any]], label: str) -> list[dict[str, Any]]:
+    return [n for n in nodes if label in n["labels"]]
+
+
+def _drop_version(nodes: list[dict[str, Any]], rels: list[dict[str, Any]]) -> None:
+    version = _labelled(nodes, "NoteVersion")[0]
+    nodes.remove(version)
+    rels[:] = [r for r in rels if version["key"] not in (r["start"], r["end"])]
+
+
+def _break_chain(nodes: list[dict[str, Any]], rels: list[dict[str, Any]]) -> None:
+    rels.remove(next(r for r in rels if r["type"] == "NEXT"))
+
+
+def _miscount_entity(nodes: list[dict[str, Any]], rels: list[dict[str, Any]]) -> None:
+    _labelled(nodes, "Entity")[0]["props"]["mentions"] += 1
+
+
+def _unrevise(nodes: list[dict[str, Any]], rels: list[dict[str, Any]]) -> None:
+    rels.remove(next(r for r in rels if r["type"] == "REVISED"))
+
+
+def _stretch_confidence(nodes: list[dict[str, Any]], rels: list[dict[str, Any]]) -> None:
+    link = next(r for r in rels if r["type"] in ("RELATES_TO", "SUPPORTS", "ELABORATES", "FOLLOWS"))
+    link["props"]["confidence"] = 1.5
+
+
+@pytest.mark.parametrize(("damage", "rule"), [
+    (_drop_version, "versions"), (_break_chain, "chains"), (_miscount_entity, "mentions"),
+    (_unrevise, "evolutions"), (_stretch_confidence, "links"),
+])
+def test_each_rule_finds_its_damage(memory: AgenticMemory, damage: Callable[[list, list], None], rule: str) -> None:
+    fill(memory)
+    nodes, rels = _records(memory)
+    damage(nodes, rels)
+    memory.admin.delete_tenant(memory.tenant)
+    memory.admin.import_(nodes, rels)  # the tenant again, with the damage
+    report = memory.admin.check()
+    assert not report.sound and set(report.counts) == {rule}, report.violations
+    assert all(v.rule == rule for v in report.violations)
+
+
+def test_the_cli_says_sound_or_exits_10(memory: AgenticMemory, cli_env: dict[str, str]) -> None:
+    if memory.admin.kind == "embedded":
+        pytest.skip("the CLI opens the embedded store's folder, which this process holds")
+    fill(memory)
+    runner = CliRunner()
+    ok = runner.invoke(app, ["check", "-t", memory.tenant, "--json"], env=cli_env, catch_exceptions=False)
+    assert ok.exit_code == 0, ok.output
+    assert json.loads(ok.stdout)["tenants"][0]["sound"] is True
+    nodes, rels = _records(memory)
+    _break_chain(nodes, rels)
+    memory.admin.delete_tenant(memory.tenant)
+    memory.admin.import_(nodes, rels)
+    out = runner.invoke(app, ["check", "-t", memory.tenant], env=cli_env, catch_exceptions=False)
+    assert out.exit_code == 10 and "chains" in out.stdout
