@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import tempfile
 from collections.abc import Callable
 from enum import StrEnum
 from pathlib import Path
@@ -10,6 +11,7 @@ from typing import Annotated, Any
 import typer
 
 from ..api import AgenticMemory
+from ..bench import chaos as chaos_bench
 from ..bench import embed as embed_bench
 from ..bench import ingest as ingest_bench
 from ..bench import llm_cost as llm_cost_bench
@@ -94,6 +96,28 @@ def load(
     print_json(result, also_to=json_out)
     runs = result["stores"].values() if "stores" in result else [result]
     if not all(r["sound"] for r in runs):
+        raise typer.Exit(10)
+
+
+ChaosStore = choices("ChaosStore", ("neo4j", "embedded"))
+
+
+@app.command()
+@user_errors
+def chaos(
+    store: Annotated[ChaosStore, typer.Option("--store", help="neo4j: a private server of its own is killed")],  # type: ignore[valid-type]
+    kills: Annotated[int, typer.Option(min=1, max=10_000, help="SIGKILLs, each at a random moment")] = 20,
+    max_delay: Annotated[float, typer.Option(min=0.1, help="Seconds of writing before a kill, at most")] = 3.0,
+    json_out: JsonOutOption = None,
+) -> None:
+    """SIGKILL mid-write (the embedded store's process, or a private Neo4j server), repeatedly; after each, the
+    store must open with every acknowledged write, no partial batch and `check` sound; then the plan completes
+    with every note once. Exits 10 when something was lost or broken."""
+    with tempfile.TemporaryDirectory(prefix="amem-chaos-") as workdir:
+        result = chaos_bench.run(Settings.from_env(), store.value, kills=kills, max_delay=max_delay,
+                                 workdir=Path(workdir))
+    print_json(result, also_to=json_out)
+    if not result["sound"]:
         raise typer.Exit(10)
 
 

@@ -1,0 +1,236 @@
+"""`bench chaos`: SIGKILL in the middle of writes, again and again, and proof that nothing acknowledged was lost
+and nothing partial was left.
+
+A child process writes a fixed plan (bulk batches, analysed adds that evolve their neighbours, dialogue turns
+that promote segments, and on the embedded store, closes that write a snapshot), printing each step once it
+returned. At a random moment the parent kills the embedded store's process, or the Neo4j server (then the
+child); restarts what it killed; and checks: the store opens, every acknowledged note and page is there, each
+bulk batch is whole or absent, and `check` passes. After the last kill the plan runs once more to the end: it
+must complete with every planned note exactly once."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+import uuid
+from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from ..api import AgenticMemory
+from ..errors import AmemError
+from ..invariants import check
+from ..models import NoteInput
+from ..settings import Settings
+from .texts import sentences
+
+BATCH = 20  # notes per bulk step
+# Turns promote often: a small short-term memory and a low heat threshold.
+CHILD_ENV = {"AMEM_STM_CAPACITY": "2", "AMEM_PROMOTE_HEAT": "1", "AMEM_LLM_BASE_URL": "", "AMEM_LLM_API_KEY": ""}
+
+
+def step_kind(step: int, store: str) -> str:
+    kinds = ["bulk", "bulk", "add", "add", "add", "turn", "turn", "turn"]
+    if store == "embedded":
+        kinds.append("snapshot")
+    return kinds[step % len(kinds)]
+
+
+def planned_sources(step: int, store: str) -> list[str]:
+    kind = step_kind(step, store)
+    return [f"chaos:{step}:{i}" for i in range(BATCH)] if kind == "bulk" else [f"chaos:{step}"] if kind == "add" else []
+
+
+def _texts(step: int) -> list[str]:
+    return sentences(BATCH, seed=1000 + step)
+
+
+# -- the child ------------------------------------------------------------------------------------
+
+def child(tenant: str, first: int, last: int) -> None:
+    """Run steps first..last of the plan, printing one JSON line per step that returned."""
+    settings = Settings.from_env()
+    memory = AgenticMemory(settings, tenant=tenant)
+    print(json.dumps({"ready": True}), flush=True)
+    try:
+        for step in range(first, last + 1):
+            kind = step_kind(step, settings.store_kind)
+            texts = _texts(step)
+            if kind == "bulk":
+                sources = planned_sources(step, settings.store_kind)
+                ids = memory.add_many([NoteInput(content=t, source=s) for t, s in zip(texts, sources, strict=True)])
+                done: dict[str, Any] = {"notes": ids}
+            elif kind == "add":
+                done = {"notes": [memory.add(texts[0], source=f"chaos:{step}", session="chaos").id]}
+            elif kind == "turn":
+                done = {"pages": [memory.add_turn(texts[0], texts[1], session_id=f"chaos-{step % 3}").id]}
+            else:  # closing writes a snapshot of the whole graph; the next step opens it again
+                memory.close()
+                memory = AgenticMemory(settings, tenant=tenant)
+                done = {}
+            print(json.dumps({"step": step, **done}), flush=True)
+    finally:
+        memory.close()
+
+
+# -- the parent -----------------------------------------------------------------------------------
+
+class _Child:
+    """A child writer whose acknowledged steps are read as it prints them."""
+
+    def __init__(self, env: dict[str, str], tenant: str, first: int, last: int) -> None:
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "amem_graph.bench.chaos", tenant, str(first), str(last)],
+            env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+        )
+        self.steps: list[dict[str, Any]] = []
+        self.ready = threading.Event()  # set at its first acknowledged step (or its end): the kill comes after
+        self._reader = threading.Thread(target=self._read, daemon=True)
+        self._reader.start()
+
+    def _read(self) -> None:
+        assert self.proc.stdout is not None
+        for line in self.proc.stdout:
+            record = json.loads(line)
+            if not record.get("ready"):
+                self.steps.append(record)
+                self.ready.set()
+        self.ready.set()
+
+    def finish(self, timeout: float = 600.0) -> list[dict[str, Any]]:
+        self.proc.wait(timeout)
+        self._reader.join(timeout)
+        return self.steps
+
+    def kill(self) -> list[dict[str, Any]]:
+        if self.proc.poll() is None:
+            self.proc.kill()
+        return self.finish()
+
+
+@contextmanager
+def _target(settings: Settings, store: str, workdir: Path) -> Iterator[tuple[dict[str, str], Any]]:
+    """The environment a child writes with, and what to kill: a private Neo4j server (never the user's),
+    or nothing for the embedded store, whose process is the child."""
+    base = {**os.environ, **CHILD_ENV, "HF_HUB_OFFLINE": "1", "AMEM_STORE": store}
+    if store == "embedded":
+        yield {**base, "AMEM_DATA_DIR": str(workdir / "embedded")}, None
+        return
+    from ..server import LocalNeo4j
+
+    server = LocalNeo4j(workdir / "neo4j", home=settings.home)
+    info = server.start(bolt_port=_free_port(), http_port=_free_port())
+    try:
+        yield {**base, "NEO4J_URI": info.uri, "NEO4J_USER": info.user, "NEO4J_PASSWORD": info.password}, server
+    finally:
+        server.stop()
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def run(settings: Settings, store: str, *, kills: int, steps_per_child: int = 60, min_delay: float = 0.2,
+        max_delay: float = 3.0, seed: int = 7, workdir: Path) -> dict[str, Any]:
+    rng = random.Random(seed)
+    tenant = f"chaos-{uuid.uuid4().hex[:8]}"
+    acked_notes: dict[str, int] = {}  # note id → step
+    acked_pages: set[str] = set()
+    rounds: list[dict[str, Any]] = []
+    next_step = 0
+    with _target(settings, store, workdir) as (env, server):
+        ports = server.ports() if server is not None else None
+        for _ in range(kills):
+            worker = _Child(env, tenant, next_step, next_step + steps_per_child - 1)
+            worker.ready.wait(300)  # once it writes: a kill while it loads the model would test nothing
+            time.sleep(rng.uniform(min_delay, max_delay))
+            if server is not None:
+                pid = server.pid()
+                if pid is not None:
+                    os.kill(pid, signal.SIGKILL)
+            done = worker.kill()
+            if server is not None and ports is not None:
+                server.start(bolt_port=ports.bolt, http_port=ports.http)
+            for record in done:
+                acked_notes.update({i: record["step"] for i in record.get("notes", [])})
+                acked_pages.update(record.get("pages", []))
+            last = max((r["step"] for r in done), default=next_step - 1)
+            rounds.append({"from_step": next_step, "acknowledged_steps": len(done),
+                           "killed_during": step_kind(last + 1, store),  # the step that had not returned
+                           **_verify(env, tenant, store, acked_notes, acked_pages, last)})
+            next_step = last + 1
+        # The plan again from its start, to the end: repeats are skipped, the rest completes.
+        worker = _Child(env, tenant, 0, max(next_step - 1, 0))
+        done = worker.finish()
+        for record in done:
+            acked_notes.update({i: record["step"] for i in record.get("notes", [])})
+            acked_pages.update(record.get("pages", []))
+        final = _verify(env, tenant, store, acked_notes, acked_pages, max(next_step - 1, 0), complete=True)
+    failed = [r for r in rounds if not r["sound"]]
+    return {
+        "benchmark": "chaos",
+        "store": store,
+        "kills": kills,
+        "killed": "the Neo4j server (SIGKILL), then the writer" if store == "neo4j" else "the writer process (SIGKILL)",
+        "steps_planned": next_step,
+        "acknowledged": {"notes": len(acked_notes), "pages": len(acked_pages)},
+        "killed_during": dict(Counter(r["killed_during"] for r in rounds)),
+        "rounds_unsound": len(failed),
+        "lost": sum(r["lost"] for r in rounds) + final["lost"],
+        "partial_batches": sum(r["partial_batches"] for r in rounds) + final["partial_batches"],
+        "open_failures": sum(1 for r in rounds if r.get("open_error")) + bool(final.get("open_error")),
+        "invariant_violations": [r["invariant_violations"] for r in [*rounds, final] if r["invariant_violations"]],
+        "final": final,
+        "sound": not failed and final["sound"],
+        "rounds": rounds,
+    }
+
+
+def _verify(env: dict[str, str], tenant: str, store: str, acked_notes: dict[str, int], acked_pages: set[str],
+            last_step: int, *, complete: bool = False) -> dict[str, Any]:
+    try:
+        with AgenticMemory(Settings.from_env(env), tenant=tenant) as memory:
+            header, records = memory.admin.export()
+            records = list(records)
+    except AmemError as err:  # the store would not open: the worst outcome, reported as such
+        return {"open_error": str(err), "lost": len(acked_notes), "partial_batches": 0, "invariant_violations": {},
+                "sound": False}
+    report = check(tenant, header["dimension"], records)
+    notes = {r["props"]["id"]: r["props"] for r in records if r["kind"] == "node" and "Note" in r["labels"]}
+    pages = {r["props"]["id"] for r in records if r["kind"] == "node" and "Page" in r["labels"]}
+    lost = [i for i in acked_notes if i not in notes] + [p for p in acked_pages if p not in pages]
+    by_source: dict[str, int] = {}
+    for props in notes.values():
+        by_source[props.get("source") or ""] = by_source.get(props.get("source") or "", 0) + 1
+    partial = 0
+    planned = 0
+    for step in range(last_step + 1):
+        sources = planned_sources(step, store)
+        held = sum(1 for s in sources if s in by_source)
+        planned += len(sources)
+        partial += step_kind(step, store) == "bulk" and 0 < held < len(sources)
+    duplicated = sum(n - 1 for s, n in by_source.items() if s.startswith("chaos:") and n > 1)
+    result: dict[str, Any] = {
+        "lost": len(lost), "lost_ids": lost[:10], "partial_batches": partial, "duplicated": duplicated,
+        "notes": len(notes), "pages": len(pages), "invariant_violations": report.counts,
+    }
+    if complete:
+        missing = sum(1 for step in range(last_step + 1) for s in planned_sources(step, store) if s not in by_source)
+        result.update(planned_notes=planned, missing_after_rerun=missing)
+    result["sound"] = not lost and not partial and not duplicated and report.sound and not result.get("missing_after_rerun")
+    return result
+
+
+if __name__ == "__main__":
+    child(sys.argv[1], int(sys.argv[2]), int(sys.argv[3]))
