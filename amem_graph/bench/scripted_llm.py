@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import re
+import socket
 import threading
 import time
 from collections import deque
@@ -55,7 +56,12 @@ class Delay:
     then: Answer | Fault | Raw | None = None
 
 
-Reply = Answer | Fault | Raw | Delay
+@dataclass(frozen=True)
+class Reset:
+    """Close the connection without an answer, as a proxy or a crashed server does."""
+
+
+Reply = Answer | Fault | Raw | Delay | Reset
 _CANDIDATE = re.compile(r"^(c\d+): (.*)$")
 _WORD = re.compile(r"[A-Za-z][A-Za-z'-]+")
 
@@ -153,7 +159,7 @@ _ANSWERS: dict[str, Callable[[str], dict[str, Any]]] = {
 class ScriptedLLM:
     """`with ScriptedLLM() as llm:` serves on llm.base_url; `llm.script(...)` queues replies."""
 
-    def __init__(self, responder: Callable[[dict[str, Any]], Answer] = analysis_answer) -> None:
+    def __init__(self, responder: Callable[[dict[str, Any]], Reply] = analysis_answer) -> None:
         self.responder = responder
         self.requests: list[dict[str, Any]] = []
         self.in_flight = 0
@@ -217,7 +223,10 @@ class ScriptedLLM:
                     if isinstance(reply, Delay):
                         time.sleep(reply.seconds)
                         reply = reply.then or llm.responder(request)
-                    if isinstance(reply, Fault):
+                    if isinstance(reply, Reset):
+                        self.close_connection = True
+                        self.connection.shutdown(socket.SHUT_RDWR)
+                    elif isinstance(reply, Fault):
                         headers = {"Retry-After": str(reply.retry_after)} if reply.retry_after is not None else {}
                         message = reply.message or f"scripted {reply.status}"
                         self._send(reply.status, {"error": {"message": message}}, headers)
@@ -225,7 +234,7 @@ class ScriptedLLM:
                         self._send_bytes(200, reply.body)
                     else:
                         self._send(200, completion(request, reply))
-                except (BrokenPipeError, ConnectionResetError):
+                except (BrokenPipeError, ConnectionResetError, OSError):
                     pass  # the client gave up (a timeout test)
                 finally:
                     llm._done()
