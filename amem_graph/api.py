@@ -20,7 +20,7 @@ from .embedding import Embedder, composite_text
 from .entities.extract import default_extractor, extract, mention_rows, note_mentions
 from .entities.lookup import Entities
 from .errors import EvolutionConflict, InvalidInput, LLMNotConfigured, NoteNotFound
-from .evolution import Evolver, identity, revise_if_current
+from .evolution import Evolver, identity, neighbourhood_text, revise_if_current
 from .llm import Analyser, HeuristicAnalyser, LLMAnalyser, LLMClient
 from .log import event
 from .models import (
@@ -292,10 +292,19 @@ class AgenticMemory:
 
     def delete(self, note_id: str, *, tenant: str | None = None) -> None:
         """Delete a note with its links, its versions and the evolutions it alone was part of; a fact it
-        alone superseded becomes valid again."""
+        alone superseded becomes valid again. Its words leave the neighbourhoods of its session's other notes
+        (and their versions), which quoted them."""
         tenant = self._tenant(tenant)
         note_id = validation.note_id(note_id)
-        restored = self._store.write(tenant, lambda tx: tx.delete_note(note_id))
+
+        def erase(tx: Tx) -> list[str] | None:
+            found = tx.notes(ids=[note_id])
+            restored = tx.delete_note(note_id)
+            if found and found[0].session:  # its words, as the turns around it quote them, go too
+                tx.erase_text(found[0].session, neighbourhood_text(found[:1]))
+            return restored
+
+        restored = self._store.write(tenant, erase)
         if restored is None:
             raise NoteNotFound(f"no note {note_id!r} in tenant {tenant!r}")
         if restored:

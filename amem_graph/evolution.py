@@ -423,7 +423,7 @@ class Evolver:
                    for link in analysis.links if link not in links]
         dropped += [f"update of {update.id!r}: not offered" for update in analysis.updates if update not in updates]
         for reason in dropped:
-            event("analysis_dropped", note_id=note_id, reason=reason, analysis=analysis.analysis)
+            event("analysis_dropped", logging.INFO, note_id=note_id, reason=reason, analysis=analysis.analysis)
         return replace(analysis, links=links, updates=updates, dropped=analysis.dropped + tuple(dropped))
 
     @staticmethod

@@ -146,7 +146,7 @@ def test_analyser_drops_what_does_not_fit_and_says_why(llm: ScriptedLLM, caplog:
     from amem_graph.models import Note, SearchHit
 
     candidate = SearchHit(Note(id="n1", tenant="t", content="Alice has a dog.", content_hash="h"), 0.9, 0.9, None)
-    with caplog.at_level("WARNING", logger="amem_graph"):
+    with caplog.at_level("INFO", logger="amem_graph"):
         result = LLMAnalyser(client(llm)).analyse(NoteInput(content="Max is a beagle.", id="new"), [candidate])
     assert result.analysis == "llm" and result.keywords == ("beagle",)
     assert result.tags  # "pets" was not a list: the heuristic analyser filled the tags

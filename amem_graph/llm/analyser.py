@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any, Protocol
@@ -73,8 +74,8 @@ class LLMAnalyser:
             entities=answer.entities(), analysis="llm", model=reply.model, prompt_tokens=reply.prompt_tokens,
             completion_tokens=reply.completion_tokens, dropped=tuple(answer.dropped),
         )
-        for reason in analysis.dropped:
-            event("analysis_dropped", note_id=note.id, model=reply.model, reason=reason)
+        for reason in analysis.dropped:  # INFO: a reason may quote the model, and the Evolution records it anyway
+            event("analysis_dropped", logging.INFO, note_id=note.id, model=reply.model, reason=reason)
         return analysis
 
     def _degraded(self, note: NoteInput, candidates: Sequence[SearchHit], err: LLMError) -> NoteAnalysis:

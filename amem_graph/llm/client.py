@@ -183,7 +183,8 @@ class LLMClient:
         if message is None:
             raise LLMError("malformed", "the answer has no message", **cost)
         if refusal or finish_reason == "content_filter":
-            raise LLMError("refusal", str(refusal or "content filter")[:200], **cost)
+            # Not quoted: a refusal may repeat what it refused, and errors reach the logs.
+            raise LLMError("refusal", "the model refused" if refusal else "the content filter stopped the answer", **cost)
         if finish_reason == "length":
             raise LLMError("truncated", f"the answer hit the {completion}-token limit", **cost)
         try:

@@ -30,7 +30,8 @@ def parse_answer(text: str) -> dict[str, Any]:
             return value
     if sections := _sections(text):
         return sections
-    raise LLMError("malformed", f"no JSON object or sections in the answer: {text[:120]!r}")
+    # The answer is not quoted: it may repeat the memories it was shown, and errors reach the logs.
+    raise LLMError("malformed", f"no JSON object or sections in the answer ({len(text)} characters)")
 
 
 def _json_candidates(text: str) -> list[str]:

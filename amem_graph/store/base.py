@@ -105,6 +105,10 @@ class NoteTx(Protocol):
         note, closing its session chain; facts it alone superseded become valid again (their ids are
         returned). None if there is no such note."""
 
+    def erase_text(self, session: str, line: str) -> None:
+        """Take `line` out of the neighbourhood text of the session's notes and of their versions, in place
+        (with the line break that joined it), where it appears."""
+
     def link(self, links: Sequence[Link], evolution_id: str | None) -> list[Link]:
         """Each link between two notes of the tenant, created once and then updated (and valid again)."""
 

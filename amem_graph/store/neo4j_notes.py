@@ -113,6 +113,9 @@ class Neo4jNotes:
         rows = self.run("note/delete", id=note_id)
         return list(rows[0]["restored"]) if rows else None
 
+    def erase_text(self, session: str, line: str) -> None:
+        self.run("note/erase_text", session=session, line=line)
+
     # -- links and evolutions ---------------------------------------------------------------------
 
     def link(self, links: Sequence[Link], evolution_id: str | None) -> list[Link]:

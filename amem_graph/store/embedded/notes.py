@@ -187,6 +187,16 @@ class EmbeddedNotes:
                 graph.delete_node(entity)
         return [older.props["id"] for older in restored]
 
+    def erase_text(self, session: str, line: str) -> None:
+        """cypher/note/erase_text.cypher."""
+        graph = self.graph
+        notes = list(graph.in_session("Note", self.tenant, session))
+        holders = notes + [graph.other(r, n) for n in notes for r in graph.relationships(n, ["HAS_VERSION"])]
+        for holder in holders:
+            text = holder.props.get("neighbourhood")
+            if isinstance(text, str) and line in text:
+                graph.set(holder, neighbourhood=text.replace("\n" + line, "").replace(line + "\n", "").replace(line, ""))
+
     # -- links and evolutions ---------------------------------------------------------------------
 
     def link(self, links: Sequence[Link], evolution_id: str | None) -> list[Link]:

@@ -1,0 +1,106 @@
+"""What users trust the engine with: the local server listens on loopback only and wants credentials; logs at
+the default level hold neither memories nor secrets; deleting a note or a tenant leaves nothing of it."""
+
+from __future__ import annotations
+
+import ipaddress
+import json
+import logging
+import socket
+import urllib.error
+import urllib.request
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from amem_graph import AgenticMemory, InvalidInput, Settings
+from amem_graph.bench.scripted_llm import Answer, Fault, Raw, ScriptedLLM
+from amem_graph.server import ConnectionInfo
+from amem_graph.settings import LLMSettings
+
+STORES = ("neo4j", "embedded")
+SECRET = "Zyxwvut-7731"  # a word no other note holds
+
+
+def _listening(port: int) -> list[ipaddress.IPv4Address | ipaddress.IPv6Address]:
+    """The local addresses a socket on `port` listens on, from the kernel's tables (IPv4-mapped IPv6 addresses
+    as the IPv4 address they map: Java listens on those)."""
+    found = []
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        for line in Path(table).read_text().splitlines()[1:]:
+            local, state = line.split()[1], line.split()[3]
+            hex_address, hex_port = local.split(":")
+            if state != "0A" or int(hex_port, 16) != port:  # 0A: LISTEN
+                continue
+            raw = bytes.fromhex(hex_address)  # the kernel writes each 32-bit word in host (little-endian) order
+            address = ipaddress.ip_address(b"".join(raw[i:i + 4][::-1] for i in range(0, len(raw), 4)))
+            mapped = getattr(address, "ipv4_mapped", None)
+            found.append(mapped or address)
+    return found
+
+
+def test_the_local_server_listens_on_loopback_only_and_wants_credentials(neo4j_server: ConnectionInfo) -> None:
+    if not neo4j_server.http_url:
+        pytest.skip("the test server is not this machine's local server (AMEM_TEST_NEO4J_URI names another)")
+    bolt = int(neo4j_server.uri.rsplit(":", 1)[1])
+    http = int(neo4j_server.http_url.rsplit(":", 1)[1].split("/")[0])
+    for port in (bolt, http):
+        addresses = _listening(port)
+        assert addresses and all(a == ipaddress.ip_address("127.0.0.1") for a in addresses), (port, addresses)
+    with socket.socket() as probe:  # nothing answers on the machine's other addresses
+        probe.settimeout(1)
+        other = socket.gethostbyname(socket.gethostname())
+        if other != "127.0.0.1":
+            assert probe.connect_ex((other, bolt)) != 0
+    request = urllib.request.Request(f"http://127.0.0.1:{http}/db/neo4j/tx/commit", data=b'{"statements": []}',
+                                     headers={"Content-Type": "application/json"})
+    with pytest.raises(urllib.error.HTTPError) as refused:
+        urllib.request.urlopen(request, timeout=10)
+    assert refused.value.code == 401
+
+
+def test_logs_at_the_default_level_hold_no_memory_or_secret(settings: Settings, memory: AgenticMemory,
+                                                              caplog: pytest.LogCaptureFixture) -> None:
+    with ScriptedLLM() as llm, caplog.at_level(logging.WARNING):
+        llm.script(Fault(500), Fault(500), Answer("not json " + SECRET), Raw(b'{"choices": [' + SECRET.encode()))
+        configured = replace(settings, llm=LLMSettings(base_url=llm.base_url, api_key="sk-" + SECRET, model="scripted",
+                                                       backoff_s=0.0, timeout_s=0.5, max_retries=1))
+        shared = memory._store if memory.admin.kind == "embedded" else None
+        with AgenticMemory(configured, tenant=memory.tenant, store=shared) as mem:
+            mem.add(f"My bank PIN is {SECRET}, Alice said.")  # two 500s: degraded
+            mem.add(f"Alice repeated that {SECRET} is her PIN.")  # a malformed answer
+            mem.add(f"Alice wrote {SECRET} on a card.")  # a cut-off body
+            mem.search(f"What is {SECRET}?", k=3)
+            with pytest.raises(InvalidInput):
+                mem.add(f"{SECRET}\x00")
+    logged = "\n".join(record.getMessage() for record in caplog.records)
+    assert caplog.records  # the faults were logged
+    assert SECRET not in logged and "sk-" not in logged
+    if settings.neo4j_password:
+        assert settings.neo4j_password not in logged
+
+
+def _traces(memory: AgenticMemory, tenant: str, words: str) -> list[str]:
+    _, records = memory.admin.export(tenant)
+    return [json.dumps(r)[:200] for r in records if words in json.dumps(r, ensure_ascii=False)]
+
+
+def test_a_deleted_note_leaves_nothing_of_what_it_said(memory: AgenticMemory) -> None:
+    turns = ["Caroline: I went to the pottery class.", f"Melanie: My secret is {SECRET} the parrot.",
+             "Caroline: A blue bowl.", "Melanie: Nice bowl."]
+    ids = [memory.add(t, session="s1").id for t in turns]
+    memory.update(ids[0], tags=["pottery"])  # a version that holds the neighbourhood too
+    assert _traces(memory, memory.tenant, SECRET)
+    memory.delete(ids[1])
+    assert _traces(memory, memory.tenant, SECRET) == []
+    assert memory.get(ids[2]).neighbourhood == "\n".join(t for i, t in enumerate(turns) if i != 1)
+    assert memory.admin.check().sound
+
+
+def test_deleting_a_tenant_leaves_an_empty_export(memory: AgenticMemory) -> None:
+    memory.add(f"Alice's PIN is {SECRET}.", session="s1")
+    memory.add_turn(f"Remember {SECRET}.", "I will.")
+    memory.admin.delete_tenant()
+    _, records = memory.admin.export()
+    assert list(records) == [] and memory.tenant not in memory.admin.tenants()
