@@ -24,7 +24,7 @@ from ..errors import EvolutionConflict
 from ..invariants import check
 from .texts import sentences
 
-IDLE_ROUNDS = 20  # of each operation, one thread, before the load: the idle latencies beside the loaded ones
+IDLE_ROUNDS = 50  # of each operation, one thread, before the load: the idle latencies beside the loaded ones
 HOT_SHARE = 0.5  # of operations that go to the first tenant
 
 

@@ -18,6 +18,7 @@ from ..bench import llm_cost as llm_cost_bench
 from ..bench import load as load_bench
 from ..bench import locomo as locomo_data
 from ..bench import locomo_recall
+from ..bench import scale as scale_bench
 from ..errors import InvalidInput
 from ..models import MAX_HOPS
 from ..settings import Settings
@@ -35,15 +36,16 @@ StoreOption = Annotated[
 JsonOutOption = Annotated[Path | None, typer.Option("--json", help="Also write the result here")]
 
 
-def _budgets(value: str) -> list[int]:
-    """--k as integers: a malformed list is a bad command line (exit 2), like any other bad option."""
+def _budgets(value: str, option: str = "--k") -> list[int]:
+    """--k (or --n) as integers: a malformed list is a bad command line (exit 2), like any other bad option."""
     try:
         budgets = [int(part) for part in value.split(",") if part.strip()]
     except ValueError:
-        raise typer.BadParameter(f"comma-separated integers, such as 5,10,25, not {value!r}", param_hint="'--k'") from None
+        raise typer.BadParameter(f"comma-separated integers, such as 5,10,25, not {value!r}",
+                                 param_hint=f"'{option}'") from None
     if not budgets or min(budgets) < 1:
         raise typer.BadParameter(f"comma-separated integers of at least 1, such as 5,10,25, not {value!r}",
-                                 param_hint="'--k'")
+                                 param_hint=f"'{option}'")
     return budgets
 
 
@@ -100,6 +102,27 @@ def load(
 
 
 ChaosStore = choices("ChaosStore", ("neo4j", "embedded"))
+
+
+@app.command()
+@user_errors
+def scale(
+    store: Annotated[ChaosStore, typer.Option("--store", help="neo4j: a private server of its own")],  # type: ignore[valid-type]
+    n: Annotated[str, typer.Option("--n", help="Sizes to measure at, comma-separated (notes in all)")] = "10000,100000,1000000",
+    tenants: Annotated[int, typer.Option(min=1, max=10_000, help="Tenants the notes are spread over")] = 1,
+    queries: Annotated[int, typer.Option(min=10, help="k-NN queries per size")] = 300,
+    k: Annotated[int, typer.Option(min=1, max=100)] = 10,
+    heap: Annotated[str, typer.Option(help="The private server's heap")] = "4g",
+    pagecache: Annotated[str, typer.Option(help="The private server's page cache")] = "4g",
+    json_out: JsonOutOption = None,
+) -> None:
+    """The store at growing sizes with precomputed vectors: ingest rate, index online time, k-NN p50/p95 and
+    recall@k against an exact scan, search with expansion, memory and disk."""
+    sizes = _budgets(n, "--n")
+    with tempfile.TemporaryDirectory(prefix="amem-scale-") as workdir:
+        result = scale_bench.run(Settings.from_env(), store.value, sizes=sizes, tenants=tenants, queries=queries, k=k,
+                                 workdir=Path(workdir), heap=heap, pagecache=pagecache)
+    print_json(result, also_to=json_out)
 
 
 @app.command()

@@ -1,0 +1,151 @@
+"""`bench scale`: the store at 10k, 100k, 1M notes with precomputed vectors (no model time in the ingest):
+ingest rate, the vector index coming online, k-NN p50/p95 and recall@10 against an exact scan, search with
+expansion, and the server's memory; with one tenant, or the notes spread over many (the over-fetch path).
+
+The vectors are near real ones: MiniLM vectors of synthetic turns as centres, each note one of them plus
+noise, so neighbourhoods are as crowded as in a conversation's memory and the exact answer is known."""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..api import AgenticMemory
+from ..embedding import Embedder
+from ..models import NO_FILTER, NoteInput
+from ..settings import Settings
+from .texts import sentences
+from .timing import ms, percentiles
+
+CENTRES = 2_000  # distinct real vectors the notes are drawn around
+NOISE = 0.06  # per dimension: a note keeps a cosine of about 0.6 to its centre
+_ID = re.compile(r"^Scale (note|query) (\d+):")
+
+
+class Precomputed(Embedder):
+    """The vector of "Scale note i: ..." is row i of `notes`, and of "Scale query j: ..." row j of `queries`;
+    any other text is embedded by the real model (the engine's own writes, such as tier summaries)."""
+
+    def __init__(self, inner: Embedder, notes: np.ndarray, queries: np.ndarray) -> None:
+        super().__init__(inner.model_name, inner.batch_size, backend=inner.requested, home=inner.home)
+        self.notes, self.queries = notes, queries
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        rows = []
+        for text in texts:
+            match = _ID.match(text)
+            if match is None:
+                rows.append(super().embed([text])[0])
+            else:
+                rows.append((self.notes if match.group(1) == "note" else self.queries)[int(match.group(2))])
+        return np.asarray(rows, dtype=np.float32).reshape(len(texts), -1)
+
+
+def vectors(centres: np.ndarray, n: int, seed: int) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    out = centres[rng.integers(0, len(centres), n)] + rng.normal(0, NOISE, (n, centres.shape[1])).astype(np.float32)
+    return (out / np.linalg.norm(out, axis=1, keepdims=True)).astype(np.float32)
+
+
+@contextmanager
+def _memory(settings: Settings, store: str, workdir: Path, embedder: Embedder, heap: str,
+            pagecache: str) -> Iterator[tuple[AgenticMemory, int | None]]:
+    """A store of its own: a private Neo4j server sized by heap and pagecache (and its pid), or an embedded
+    folder (this process)."""
+    quiet = replace(settings, entities="off", store=store, data_dir=workdir / "embedded")
+    if store == "embedded":
+        with AgenticMemory(quiet, tenant="scale-0", embedder=embedder) as memory:
+            yield memory, None
+        return
+    from ..server import LocalNeo4j
+    from .chaos import _free_port
+
+    server = LocalNeo4j(workdir / "neo4j", home=settings.home, heap=heap, pagecache=pagecache)
+    info = server.start(bolt_port=_free_port(), http_port=_free_port())
+    try:
+        with AgenticMemory(replace(quiet, neo4j_uri=info.uri, neo4j_user=info.user, neo4j_password=info.password),
+                           tenant="scale-0", embedder=embedder) as memory:
+            yield memory, server.pid()
+    finally:
+        server.stop()
+
+
+def run(settings: Settings, store: str, *, sizes: Sequence[int], tenants: int, queries: int, k: int, workdir: Path,
+        heap: str = "4g", pagecache: str = "4g", seed: int = 7) -> dict[str, Any]:
+    sizes = sorted(sizes)
+    real = Embedder.of(settings)
+    turns = sentences(CENTRES, seed)
+    centres = real.embed(turns)
+    notes = vectors(centres, sizes[-1], seed)
+    asked = vectors(centres, queries, seed + 1)
+    with _memory(settings, store, workdir, Precomputed(real, notes, asked), heap, pagecache) as (memory, pid):
+        names = [f"scale-{t}" for t in range(tenants)]
+        owner = np.arange(sizes[-1]) % tenants
+        rows: list[dict[str, Any]] = []
+        held, ingest_s = 0, 0.0
+        for size in sizes:
+            began = time.perf_counter()
+            for start in range(held, size, 5_000):
+                stop = min(size, start + 5_000)
+                for t, name in enumerate(names):
+                    picked = [i for i in range(start, stop) if owner[i] == t]
+                    memory.add_many([NoteInput(content=f"Scale note {i}: {turns[i % CENTRES]}", source=f"scale:{i}")
+                                     for i in picked], tenant=name)
+            ingest_s += time.perf_counter() - began
+            added, held = size - held, size
+            online_s = _await_index(memory)
+            rows.append({"notes": size, "ingest_notes_per_s": round(added / (time.perf_counter() - began - online_s), 1),
+                         "index_online_s": round(online_s, 1),
+                         **_measure(memory, names, notes[:size], owner[:size], asked, k), **_footprint(pid, workdir)})
+        for name in names:
+            memory.admin.delete_tenant(name)
+    return {"benchmark": "scale", "store": store, "tenants": tenants, "queries": queries, "k": k,
+            "heap": heap if store == "neo4j" else None, "pagecache": pagecache if store == "neo4j" else None,
+            "vectors": f"{CENTRES} MiniLM centres + N(0, {NOISE}) per dimension, normalised",
+            "ingest_s": round(ingest_s, 1), "sizes": rows}
+
+
+def _await_index(memory: AgenticMemory) -> float:
+    """Seconds until every index is online and fully populated (0 for the embedded store's exact scan)."""
+    began = time.perf_counter()
+    while any(i.get("state") != "ONLINE" or float(i.get("populationPercent", 100)) < 100
+              for i in memory.stats(tenant=memory.tenant).indexes):
+        time.sleep(0.5)
+    return time.perf_counter() - began
+
+
+def _measure(memory: AgenticMemory, names: list[str], notes: np.ndarray, owner: np.ndarray, asked: np.ndarray,
+             k: int) -> dict[str, Any]:
+    """k-NN latency and recall@k against the exact answer, per query a tenant in turn; then hybrid search with
+    two hops of expansion on the same queries."""
+    knn, recalls, search = [], [], []
+    for j, query in enumerate(asked):
+        t = j % len(names)
+        mine = np.flatnonzero(owner == t)
+        exact = {f"scale:{i}" for i in mine[np.argsort(-(notes[mine] @ query))[:k]]}
+        if j < 10:  # warm-up: plan cache and JIT, as in a long-running service
+            memory.attachments.notes_near(names[t], query, k, NO_FILTER)
+        began = time.perf_counter()
+        found = memory.attachments.notes_near(names[t], query, k, NO_FILTER)
+        knn.append((time.perf_counter() - began) * 1000)
+        recalls.append(len(exact & {note.source for note, _ in found}) / k)
+        if j < 100:
+            search.append(ms(memory.search, f"Scale query {j}: what happened", k=k, tenant=names[t], hops=2))
+    return {"knn_ms": percentiles(knn), "recall_at_k": round(float(np.mean(recalls)), 4),
+            "search_ms": percentiles(search)}
+
+
+def _footprint(pid: int | None, workdir: Path) -> dict[str, Any]:
+    """What the store holds in memory (the server's resident set, or this process's for the embedded store)
+    and on disk."""
+    status = Path(f"/proc/{pid or 'self'}/status").read_text()
+    rss_kib = int(re.search(r"VmRSS:\s+(\d+)", status).group(1))  # type: ignore[union-attr]
+    disk = sum(f.stat().st_size for f in workdir.rglob("*") if f.is_file())
+    return {"resident_mib": round(rss_kib / 1024), "disk_mib": round(disk / 2**20)}
