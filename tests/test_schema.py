@@ -22,7 +22,8 @@ def test_init_is_idempotent_and_creates_every_index(memory: AgenticMemory) -> No
     assert indexes["note_text"]["type"] == "FULLTEXT"
     assert set(indexes["note_text"]["properties"]) == {"content", "context", "keywords", "tags", "neighbourhood"}
     vector = memory._store.vector_index()
-    assert vector == {"state": "ONLINE", "dimension": 384, "similarity": "COSINE"}
+    filtered = ["embedding", "tenant"] if memory._store.dialect else ["embedding"]  # 2026.01+ filters by tenant
+    assert vector == {"state": "ONLINE", "dimension": 384, "similarity": "COSINE", "properties": filtered}
     marker = memory.stats().schema
     assert marker == {"version": SCHEMA_VERSION, "embedding_model": "sentence-transformers/all-MiniLM-L6-v2",
                       "embedding_dimension": 384}

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from amem_graph import AgenticMemory, ServerError, Settings, StoreUnavailable
-from amem_graph.server import LocalNeo4j
+from amem_graph.server import LocalNeo4j, local
 from amem_graph.store.neo4j import Neo4jStore
 
 from .conftest import free_port
@@ -29,6 +29,7 @@ def test_port_in_use_is_named(tmp_path: Path, settings: Settings) -> None:
 def test_missing_java_is_named(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PATH", str(tmp_path))
     monkeypatch.delenv("JAVA_HOME", raising=False)
+    monkeypatch.setattr(local, "JVM_DIR", tmp_path / "no-jvm")
     with pytest.raises(ServerError, match="Java 17 or newer is needed"):
         LocalNeo4j(tmp_path / "srv", home=tmp_path).start(bolt_port=free_port(), http_port=free_port())
 

@@ -1,4 +1,5 @@
-"""Install (via Maven), start, stop and describe a Neo4j Community 5.26 server bound to 127.0.0.1.
+"""Install (via Maven), start, stop and describe a Neo4j Community server bound to 127.0.0.1: 5.26 LTS, or
+another release (AMEM_NEO4J_VERSION, e.g. 2026.08.1, which needs Java 21).
 
 A server folder holds conf/, data/, logs/, run/ (pid and ports) and `password` (mode 0600).
 Jars are shared by all server folders, under the amem-graph home.
@@ -17,6 +18,7 @@ import socket
 import subprocess
 import tempfile
 import time
+import zipfile
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -24,7 +26,10 @@ from ..errors import ServerError
 from ..settings import Settings, default_home
 
 POM = Path(__file__).with_name("pom.xml")
-ENTRY_POINT = "org.neo4j.server.CommunityEntryPoint"
+JVM_DIR = Path("/usr/lib/jvm")  # where Debian's and Temurin's JDKs live
+ENTRY_POINT = "org.neo4j.server.CommunityEntryPoint"  # Neo4j 5; later releases name theirs in the main jar
+ENTRY_POINT_SERVICE = "META-INF/services/org.neo4j.server.startup.EntryPoint"
+ENTRY_POINTS = (ENTRY_POINT, "org.neo4j.server.Neo4jCommunity")
 ADMIN_TOOL = "org.neo4j.cli.AdminTool"
 USER = "neo4j"
 # JVM flags that Neo4j's own launcher passes and the server relies on (netty, off-heap buffers).
@@ -40,6 +45,12 @@ JVM_FLAGS = (
     "--add-opens=java.base/java.io=ALL-UNNAMED",
     "--add-opens=java.base/sun.nio.ch=ALL-UNNAMED",
 )
+
+
+def _java_major(java: str) -> int | None:
+    out = subprocess.run([java, "-version"], capture_output=True, text=True, check=False).stderr
+    match = re.search(r'version "(?:1\.)?(\d+)', out)  # "1.8.0" is Java 8, "17.0.2" Java 17
+    return int(match.group(1)) if match else None
 
 
 def neo4j_version() -> str:
@@ -77,9 +88,10 @@ class Ports:
 class LocalNeo4j:
     """One local server folder."""
 
-    def __init__(self, directory: Path, *, home: Path | None = None, heap: str = "1g", pagecache: str = "512m"):
+    def __init__(self, directory: Path, *, home: Path | None = None, heap: str = "1g", pagecache: str = "512m",
+                 version: str | None = None):
         self.dir = Path(directory).expanduser().resolve()
-        self.version = neo4j_version()
+        self.version = version or neo4j_version()
         self.jars_dir = ((home or default_home()) / "jars" / f"neo4j-{self.version}").expanduser().resolve()
         self.heap = heap
         self.pagecache = pagecache
@@ -92,7 +104,7 @@ class LocalNeo4j:
     @classmethod
     def for_settings(cls, settings: Settings, directory: Path | None = None, heap: str = "1g") -> LocalNeo4j:
         """The server folder the settings name ($AMEM_HOME/neo4j) unless another is given."""
-        return cls(directory or settings.local_server_dir, home=settings.home, heap=heap)
+        return cls(directory or settings.local_server_dir, home=settings.home, heap=heap, version=settings.neo4j_version)
 
     # -- files ----------------------------------------------------------------------------------
 
@@ -116,20 +128,35 @@ class LocalNeo4j:
 
     # -- install --------------------------------------------------------------------------------
 
+    @property
+    def java_needed(self) -> int:
+        """Neo4j 5 runs on Java 17; the calendar releases (2025.x and later) need Java 21."""
+        return 17 if self.version.startswith("5.") else 21
+
     def java(self) -> str:
-        """The java binary (JAVA_HOME first), checked to be version 17 or newer."""
+        """A java binary new enough for this release: JAVA_HOME's, then the one on PATH, then any JDK under
+        /usr/lib/jvm (where Debian and Temurin install theirs)."""
+        needed = self.java_needed
         java_home = os.environ.get("JAVA_HOME")
-        java = str(Path(java_home) / "bin" / "java") if java_home else shutil.which("java")
-        if not java or not Path(java).exists():
+        candidates = [str(Path(java_home) / "bin" / "java")] if java_home else []
+        candidates += [found] if (found := shutil.which("java")) else []
+        candidates += sorted(str(p) for p in JVM_DIR.glob("*/bin/java"))
+        seen = []
+        for java in dict.fromkeys(candidates):
+            if not Path(java).exists():
+                continue
+            major = _java_major(java)
+            if major is not None and major >= needed:
+                return java
+            seen.append(f"{java} (Java {major or 'unknown'})")
+        if not seen:
             raise ServerError(
-                "Java 17 or newer is needed to run Neo4j 5.26 and none was found on PATH or in JAVA_HOME: "
-                "install OpenJDK 17 (e.g. `apt-get install openjdk-17-jre-headless`)"
+                f"Java {needed} or newer is needed to run Neo4j {self.version} and none was found on PATH, in "
+                f"JAVA_HOME or under /usr/lib/jvm: install OpenJDK {needed} (e.g. `apt-get install "
+                f"openjdk-{needed}-jre-headless`)"
             )
-        out = subprocess.run([java, "-version"], capture_output=True, text=True, check=False).stderr
-        match = re.search(r'version "(?:1\.)?(\d+)', out)  # "1.8.0" is Java 8, "17.0.2" Java 17
-        if not match or int(match.group(1)) < 17:
-            raise ServerError(f"Neo4j 5.26 needs Java 17 or newer; {java} is {out.splitlines()[0] if out else 'unknown'}")
-        return java
+        raise ServerError(f"Neo4j {self.version} needs Java {needed} or newer; found only {', '.join(seen)} "
+                          "(point JAVA_HOME at a newer one)")
 
     def installed(self) -> bool:
         return (self.jars_dir / f"neo4j-{self.version}.jar").is_file()
@@ -146,7 +173,8 @@ class LocalNeo4j:
             )
         self.jars_dir.parent.mkdir(parents=True, exist_ok=True)
         staging = Path(tempfile.mkdtemp(prefix=".jars-", dir=self.jars_dir.parent))
-        cmd = [mvn, "-q", "-B", "-f", str(POM), "dependency:copy-dependencies", f"-DoutputDirectory={staging}"]
+        cmd = [mvn, "-q", "-B", "-f", str(POM), "dependency:copy-dependencies", f"-DoutputDirectory={staging}",
+               f"-Dneo4j.version={self.version}"]
         proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
         if proc.returncode != 0 or not any(staging.glob(f"neo4j-{self.version}.jar")):
             shutil.rmtree(staging, ignore_errors=True)
@@ -167,7 +195,7 @@ class LocalNeo4j:
             cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace")
         except (FileNotFoundError, ValueError, ProcessLookupError, PermissionError):
             return None
-        return pid if ENTRY_POINT in cmdline and str(self.dir) in cmdline else None
+        return pid if any(e in cmdline for e in ENTRY_POINTS) and str(self.dir) in cmdline else None
 
     def start(self, *, bolt_port: int = 7687, http_port: int = 7474, timeout: float = 180.0) -> ConnectionInfo:
         """Start the server (or return the running one) and wait until Bolt accepts the password."""
@@ -184,7 +212,7 @@ class LocalNeo4j:
         self._ensure_password(java, jars)
         self._ports_file.write_text(json.dumps(asdict(Ports(bolt_port, http_port))))
         cmd = [
-            java, f"-Xms{self.heap}", f"-Xmx{self.heap}", *JVM_FLAGS, "-cp", f"{jars}/*", ENTRY_POINT,
+            java, f"-Xms{self.heap}", f"-Xmx{self.heap}", *JVM_FLAGS, "-cp", f"{jars}/*", self._entry_point(jars),
             f"--home-dir={self.dir}", f"--config-dir={self.dir / 'conf'}",
         ]
         with open(self.console_log, "wb") as console:  # this start's output only: errors are read from it
@@ -236,6 +264,13 @@ class LocalNeo4j:
         }
 
     # -- helpers --------------------------------------------------------------------------------
+
+    def _entry_point(self, jars: Path) -> str:
+        """The server's main class: the one its main jar declares as a service, else Neo4j 5's."""
+        with zipfile.ZipFile(jars / f"neo4j-{self.version}.jar") as jar:
+            if ENTRY_POINT_SERVICE in jar.namelist():
+                return jar.read(ENTRY_POINT_SERVICE).decode().split()[0]
+        return ENTRY_POINT
 
     def _env(self) -> dict[str, str]:
         return {**os.environ, "NEO4J_HOME": str(self.dir), "NEO4J_CONF": str(self.dir / "conf")}

@@ -36,11 +36,17 @@ from ..log import event
 from .base import SCHEMA_VERSION, SchemaState, StoreStats, Tx
 from .neo4j_attached import Neo4jAttached
 from .neo4j_entities import Neo4jEntities
-from .neo4j_notes import Neo4jNotes
+from .neo4j_notes import KnnState, Neo4jNotes
 from .neo4j_tiers import Neo4jTiers
 from .records import note_from_record
 
 _UNREACHABLE = (ServiceUnavailable, SessionExpired, OSError)
+
+
+def _calendar_year(version: str) -> int:
+    """2026 for "2026.08.1"; 0 for "5.26.30" and anything else (Neo4j 5 is not a calendar release)."""
+    head = version.split(".", 1)[0]
+    return int(head) if head.isdigit() and len(head) == 4 else 0
 TRANSIENT_RETRY_S = 30.0  # how long a transaction that keeps deadlocking is retried before its error is raised
 
 
@@ -69,7 +75,7 @@ class Neo4jStore:
         self.location = uri
         self.database = database
         self.dimension: int | None = None
-        self._overfetch: dict[tuple[str, bool], float] = {}  # (tenant, filtered) → k-NN over-fetch multiple
+        self._knn = KnnState()
         try:
             self._driver: Driver = GraphDatabase.driver(
                 uri,
@@ -94,14 +100,19 @@ class Neo4jStore:
             raise StoreUnavailable(
                 f"cannot reach Neo4j at {uri}: {err}. Start it (`amem-graph neo4j start`) or check NEO4J_URI."
             ) from None
+        versions = {r["name"]: r["versions"] for r in self._run("admin/components")}
+        self.server_version = (versions.get("Neo4j Kernel") or ["unknown"])[0]
+        # Filtering inside the vector index (the SEARCH clause, and an index that holds the tenant) came with
+        # 2026.01: such servers get the Cypher 25 variants of the statements that have one.
+        self.dialect = "25" if _calendar_year(self.server_version) >= 2026 and "25" in versions.get("Cypher", ()) else None
 
     # -- plumbing -------------------------------------------------------------------------------
 
-    def _run(self, name: str, *, write: bool = False, **params: Any) -> list[Record]:
-        """Run one named statement in a managed (retried) transaction."""
+    def _run(self, name: str, *, write: bool = False, statement: str | None = None, **params: Any) -> list[Record]:
+        """Run one named statement (or its `statement` as loaded already) in a managed (retried) transaction."""
         with self._translated(name):
             result = self._driver.execute_query(
-                cypher.load(name),
+                statement or cypher.load(name),
                 params,
                 database_=self.database,
                 routing_=RoutingControl.WRITE if write else RoutingControl.READ,
@@ -115,11 +126,11 @@ class Neo4jStore:
 
     def read(self, tenant: str, work: Callable[[Tx], T]) -> T:
         with self._translated("read"):
-            return self._managed(False, lambda tx: work(Neo4jTx(tx, tenant, validation.now(), self._overfetch)))
+            return self._managed(False, lambda tx: work(Neo4jTx(tx, tenant, validation.now(), self._knn)))
 
     def write(self, tenant: str, work: Callable[[Tx], T], *, lock: bool = True) -> T:
         def attempt(tx: ManagedTransaction) -> T:
-            notes = Neo4jTx(tx, tenant, validation.now(), self._overfetch)
+            notes = Neo4jTx(tx, tenant, validation.now(), self._knn)
             if lock:
                 notes.run("tenant/lock")
             return work(notes)
@@ -172,11 +183,14 @@ class Neo4jStore:
     def create_schema(self, model: str, dimension: int, found: int | None) -> None:
         if found is not None and found < 3:
             self._run("migrate/v3_note_text", write=True)
-        if (index := self.vector_index()) and index["dimension"] != dimension:
+        # An index of another dimension goes, and so, on a 2026.01+ server, does one that cannot filter by tenant
+        # (made by Neo4j 5 before an upgrade): both are built again from the notes' vectors.
+        if (index := self.vector_index()) and (index["dimension"] != dimension or (self.dialect and not self._knn.tenant_in_index)):
             self._run("admin/drop_vector_index", write=True)
-        for name, _ in cypher.schema_statements():
-            self._run(name, write=True, dimension=dimension)
+        for name, statement in cypher.schema_statements(self.dialect):
+            self._run(name, write=True, statement=statement, dimension=dimension)
         self._run("admin/await_indexes", write=True, timeout_s=300)
+        self.vector_index()  # what the index can filter by, for the k-NN statements
         self._run(
             "admin/schema_marker_set", write=True, version=SCHEMA_VERSION, model=canonical_model(model),
             dimension=dimension, now=validation.now(),
@@ -184,7 +198,9 @@ class Neo4jStore:
 
     def vector_index(self) -> dict[str, Any] | None:
         rows = self._run("admin/vector_index")
-        return rows[0].data() if rows else None
+        index = rows[0].data() if rows else None
+        self._knn.tenant_in_index = bool(index and "tenant" in (index.get("properties") or ()))
+        return index
 
     def indexes(self) -> list[dict[str, Any]]:
         return [r.data() for r in self._run("admin/indexes")]

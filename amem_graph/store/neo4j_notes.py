@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
@@ -50,19 +51,28 @@ def _link_row(link: Link) -> dict[str, Any]:
     }
 
 
+@dataclass
+class KnnState:
+    """What a store learns about its vector index and keeps between queries."""
+
+    overfetch: dict[tuple[str, bool], float] = field(default_factory=dict)  # (tenant, filtered) → multiple
+    tenant_in_index: bool = False  # the index filters by tenant itself (Neo4j 2026.01+: note/vector_search.25)
+
+
 class Neo4jNotes:
     """Note primitives over one managed transaction, every statement scoped by the tenant."""
 
-    def __init__(self, tx: ManagedTransaction, tenant: str, now: datetime, overfetch: dict[tuple[str, bool], float]) -> None:
+    def __init__(self, tx: ManagedTransaction, tenant: str, now: datetime, knn: KnnState) -> None:
         self._tx = tx
         self.tenant = tenant
         self.now = now
-        self._overfetch = overfetch  # the store's: (tenant, filtered) → k-NN over-fetch multiple
+        self._knn = knn  # the store's
+        self._overfetch = knn.overfetch
 
-    def run(self, name: str, **params: Any) -> list[Record]:
+    def run(self, name: str, *, dialect: str | None = None, **params: Any) -> list[Record]:
         # The driver encodes a datetime slowly: `now` goes only to the statements that read it.
         now = {"now": self.now} if "now" in cypher.parameters(name) else {}
-        return list(self._tx.run(cypher.load(name), {"tenant": self.tenant, **now, **params}))
+        return list(self._tx.run(cypher.load(name, dialect), {"tenant": self.tenant, **now, **params}))
 
     def _each(self, name: str, rows_param: str, rows: Sequence[Any], **params: Any) -> list[Record]:
         """A statement that UNWINDs `rows`: no round trip when there are none."""
@@ -152,15 +162,17 @@ class Neo4jNotes:
         self, vector: Sequence[float], k: int, *, filters: SearchFilter = NO_FILTER, brief: bool = False
     ) -> list[tuple[Note, float]]:
         params = {"vector": list(vector), "k": k, "brief": brief, **filters.params()}
-        # The index is shared by all tenants and cannot filter while it searches: over-fetch by a multiple
+        # On Neo4j 5 the index is shared by all tenants and cannot filter while it searches (on 2026.01+ it
+        # filters by tenant, and only the rest of the filter is applied after): over-fetch by a multiple
         # sized from the share of this tenant's (and filter's) notes recent queries saw (the widest of them,
         # forgotten slowly: a second statement costs more than a wider first one), widen once by the share
         # this one saw, then scan the tenant exactly (also the path for tenants under k notes).
         key = (self.tenant, filters != NO_FILTER)
         fetch = min(MAX_FETCH, max(round(self._overfetch.get(key, 2.0) * k), 20))
         rows: list[Record] = []
+        dialect = "25" if self._knn.tenant_in_index else None
         for _ in range(2):
-            rows = self.run("note/vector_search", fetch=fetch, **params)
+            rows = self.run("note/vector_search", dialect=dialect, fetch=fetch, **params)
             matched = rows[0]["matched"] if rows else 0
             seen = 1.5 * fetch / matched if matched else 10.0 * fetch / k
             self._overfetch[key] = max(2.0, seen, OVERFETCH_MEMORY * self._overfetch.get(key, 2.0))
@@ -204,4 +216,4 @@ class Neo4jNotes:
         self._each(_UPDATED[label], "rows", [{"id": i, "values": dict(values)} for i, values in changes])
 
 
-__all__ = ["Neo4jNotes"]
+__all__ = ["KnnState", "Neo4jNotes"]
