@@ -12,7 +12,7 @@ from ..server import LocalNeo4j
 from ..settings import Settings
 from .common import console, print_json, user_errors
 
-app = typer.Typer(help="Run a local Neo4j Community 5.26 server (jars from Maven Central, bound to 127.0.0.1).")
+app = typer.Typer(help="Run a local Neo4j Community server, 5.26 LTS or AMEM_NEO4J_VERSION (jars from Maven Central, bound to 127.0.0.1).")
 
 DirOption = Annotated[
     Path | None, typer.Option("--dir", help="Server folder (conf, data, logs, password). Default: $AMEM_HOME/neo4j.")
