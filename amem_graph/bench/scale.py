@@ -64,17 +64,13 @@ def _memory(settings: Settings, store: str, workdir: Path, embedder: Embedder, h
         with AgenticMemory(quiet, tenant="scale-0", embedder=embedder) as memory:
             yield memory, None
         return
-    from ..server import LocalNeo4j
-    from .chaos import _free_port
+    from ..server import private_server
 
-    server = LocalNeo4j(workdir / "neo4j", home=settings.home, heap=heap, pagecache=pagecache)
-    info = server.start(bolt_port=_free_port(), http_port=_free_port())
-    try:
+    with private_server(workdir / "neo4j", home=settings.home, heap=heap, pagecache=pagecache,
+                        version=settings.neo4j_version) as (server, info):
         with AgenticMemory(replace(quiet, neo4j_uri=info.uri, neo4j_user=info.user, neo4j_password=info.password),
                            tenant="scale-0", embedder=embedder) as memory:
             yield memory, server.pid()
-    finally:
-        server.stop()
 
 
 def run(settings: Settings, store: str, *, sizes: Sequence[int], tenants: int, queries: int, k: int, workdir: Path,
@@ -86,6 +82,7 @@ def run(settings: Settings, store: str, *, sizes: Sequence[int], tenants: int, q
     notes = vectors(centres, sizes[-1], seed)
     asked = vectors(centres, queries, seed + 1)
     with _memory(settings, store, workdir, Precomputed(real, notes, asked), heap, pagecache) as (memory, pid):
+        server = memory.stats(tenant=memory.tenant).server  # Neo4j's release and k-NN path; empty when embedded
         names = [f"scale-{t}" for t in range(tenants)]
         owner = np.arange(sizes[-1]) % tenants
         rows: list[dict[str, Any]] = []
@@ -106,7 +103,8 @@ def run(settings: Settings, store: str, *, sizes: Sequence[int], tenants: int, q
                          **_measure(memory, names, notes[:size], owner[:size], asked, k), **_footprint(pid, workdir)})
         for name in names:
             memory.admin.delete_tenant(name)
-    return {"benchmark": "scale", "store": store, "tenants": tenants, "queries": queries, "k": k,
+    return {"benchmark": "scale", "store": store, "server": server, "tenants": tenants,
+            "queries": queries, "k": k,
             "heap": heap if store == "neo4j" else None, "pagecache": pagecache if store == "neo4j" else None,
             "vectors": f"{CENTRES} MiniLM centres + N(0, {NOISE}) per dimension, normalised",
             "ingest_s": round(ingest_s, 1), "sizes": rows}

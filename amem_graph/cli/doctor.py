@@ -62,7 +62,8 @@ def _database(settings: Settings) -> str:
     if offline:
         raise AmemError(f"indexes not ONLINE in {stats.location}: {', '.join(offline)}")
     dimension = stats.schema.get("embedding_dimension")
-    return f"{stats.location}: {len(stats.indexes)} indexes ONLINE, vector index note_embedding of {dimension} dimensions"
+    return (f"{stats.location} (Neo4j {stats.server.get('version')}): {len(stats.indexes)} indexes ONLINE, vector "
+            f"index note_embedding of {dimension} dimensions, k-NN {stats.server.get('knn')}")
 
 
 def _model(settings: Settings) -> str:

@@ -19,6 +19,8 @@ import subprocess
 import tempfile
 import time
 import zipfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -357,6 +359,26 @@ def _check_ports(bolt: int, http: int) -> None:
             raise ServerError(f"{name} port {port!r} is not a TCP port (1-65535)")
     if bolt == http:
         raise ServerError(f"Bolt and HTTP need two different ports; both are {bolt}")
+
+
+def free_port() -> int:
+    """A port on 127.0.0.1 that nothing listens on now."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@contextmanager
+def private_server(directory: Path, *, home: Path, heap: str = "1g", pagecache: str = "512m",
+                   version: str | None = None) -> Iterator[tuple[LocalNeo4j, ConnectionInfo]]:
+    """A server of its own in `directory`, on free ports, stopped at the end: for the benchmarks that kill or
+    fill a server, which must never be the user's."""
+    server = LocalNeo4j(directory, home=home, heap=heap, pagecache=pagecache, version=version)
+    info = server.start(bolt_port=free_port(), http_port=free_port())
+    try:
+        yield server, info
+    finally:
+        server.stop()
 
 
 def _require_free(port: int) -> None:

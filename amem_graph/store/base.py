@@ -42,6 +42,7 @@ class StoreStats:
     schema: dict[str, Any] = field(default_factory=dict)
     evolutions: dict[str, dict[str, int]] = field(default_factory=dict)  # per analyser: adds + reanalyses, tokens
     llm: dict[str, dict[str, float]] = field(default_factory=dict)  # this process, per operation: calls, tokens...
+    server: dict[str, Any] = field(default_factory=dict)  # Neo4j: its release, and how k-NN filters by tenant
 
 
 @dataclass(frozen=True)

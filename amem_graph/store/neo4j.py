@@ -273,6 +273,8 @@ class Neo4jStore:
             labels={r["label"]: r["count"] for r in self._run("admin/label_counts", tenant=tenant)},
             relationships={r["type"]: r["count"] for r in self._run("admin/relationship_counts", tenant=tenant)},
             indexes=self.indexes(),
+            server={"version": self.server_version,
+                    "knn": "tenant filtered inside the index" if self._knn.tenant_in_index else "over-fetched"},
             schema=marker,
             evolutions={
                 r["analysis"]: {k: r[k] for k in ("evolutions", "prompt_tokens", "completion_tokens")}
