@@ -29,6 +29,7 @@ from ..api import AgenticMemory
 from ..errors import AmemError
 from ..invariants import check
 from ..models import NoteInput
+from ..server import free_port, private_server
 from ..settings import Settings
 from .texts import sentences
 
@@ -124,8 +125,6 @@ def _target(settings: Settings, store: str, workdir: Path) -> Iterator[tuple[dic
     if store == "embedded":
         yield {**base, "AMEM_DATA_DIR": str(workdir / "embedded")}, None
         return
-    from ..server import private_server
-
     with private_server(workdir / "neo4j", home=settings.home, version=settings.neo4j_version) as (server, info):
         yield {**base, "NEO4J_URI": info.uri, "NEO4J_USER": info.user, "NEO4J_PASSWORD": info.password}, server
 
@@ -139,7 +138,6 @@ def run(settings: Settings, store: str, *, kills: int, steps_per_child: int = 60
     rounds: list[dict[str, Any]] = []
     next_step = 0
     with _target(settings, store, workdir) as (env, server):
-        ports = server.ports() if server is not None else None
         for _ in range(kills):
             worker = _Child(env, tenant, next_step, next_step + steps_per_child - 1)
             worker.ready.wait(300)  # once it writes: a kill while it loads the model would test nothing
@@ -148,9 +146,12 @@ def run(settings: Settings, store: str, *, kills: int, steps_per_child: int = 60
                 pid = server.pid()
                 if pid is not None:
                     os.kill(pid, signal.SIGKILL)
+                    _await_exit(pid)
             done = worker.kill()
-            if server is not None and ports is not None:
-                server.start(bolt_port=ports.bolt, http_port=ports.http)
+            if server is not None:
+                # New ports: the old ones are ephemeral-range ports that a client socket may hold by now.
+                info = server.start(bolt_port=free_port(), http_port=free_port())
+                env["NEO4J_URI"] = info.uri
             for record in done:
                 acked_notes.update({i: record["step"] for i in record.get("notes", [])})
                 acked_pages.update(record.get("pages", []))
@@ -184,6 +185,17 @@ def run(settings: Settings, store: str, *, kills: int, steps_per_child: int = 60
         "sound": not failed and final["sound"],
         "rounds": rounds,
     }
+
+
+def _await_exit(pid: int) -> None:
+    """Until a killed server is gone (reaped, when this process started it), so its files are free again."""
+    try:
+        os.waitpid(pid, 0)
+    except ChildProcessError:  # not ours: wait for the kernel to take it away
+        status = Path(f"/proc/{pid}/status")
+        while status.exists() and "\tZ" not in next((line for line in status.read_text().splitlines()
+                                                        if line.startswith("State:")), ""):
+            time.sleep(0.05)
 
 
 def _verify(env: dict[str, str], tenant: str, store: str, acked_notes: dict[str, int], acked_pages: set[str],
