@@ -13,7 +13,7 @@ import os
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 from langchain_core.documents import Document
 from langgraph.store.base import InvalidNamespaceError
@@ -32,10 +32,15 @@ settings.load_profile(os.environ.get("AMEM_HYPOTHESIS_PROFILE", "ci"))
 SYNTAX = ["'", '"', "`", "\\", "}", "{", ")", "(", "]", "[", "//", "/*", "*/", "$", ":", "-[:X]->", "MATCH (n)",
           "DETACH DELETE n", "tenant:", "AND", "OR", "NOT", "*", "?", "~", "^2", "+", "-", "!", "&&", "||",
           "content:x", "\x00", "\u202e", "\u0301", "\ud800", "\udfff", "\ufeff", "😀", "我", ""]
-# Any code point, lone surrogates and controls included, with Cypher and Lucene syntax mixed in.
+CLEAN = [t for t in SYNTAX if t.isprintable() and not any(0xD800 <= ord(c) <= 0xDFFF for c in t)]
+# Any code point (lone surrogates and controls included, which are refused), and as often text that is valid
+# but hostile (RTL marks, combining marks, Cypher and Lucene syntax), which must be stored and found as written.
 hostile_text = st.one_of(
     st.text(st.characters(codec=None, categories=None), max_size=300),
+    st.text(st.characters(codec="utf-8", exclude_categories=("Cs", "Cc")), min_size=1, max_size=300),
     st.lists(st.sampled_from(SYNTAX) | st.text(max_size=5), max_size=30).map("".join),
+    st.lists(st.sampled_from(CLEAN) | st.text(st.characters(codec="utf-8", exclude_categories=("Cs", "Cc")), max_size=5),
+             min_size=1, max_size=30).map("".join),
     st.sampled_from(["", " ", "\n" * 50, "a" * 25_000, "我" * 3_000]),
 )
 json_values = st.recursive(
@@ -76,6 +81,7 @@ def typed(call: Any, *also: type[Exception]) -> Any:
 def test_add_and_search_take_anything(memory: AgenticMemory, bystander: Any, content: str, tags: list[str],
                                       source: str | None, speaker: str | None, session: str | None) -> None:
     note = typed(lambda: memory.add(content, tags=tags, source=source, speaker=speaker, session=session))
+    event("stored" if note is not None else "refused")
     if note is not None:
         assert note.content == content and note.tenant == memory.tenant
         assert memory.get(note.id).content == content
@@ -95,12 +101,14 @@ def test_tenants_and_ids_of_any_text_are_typed_errors_or_scoped(memory: AgenticM
     assert bystander()
 
 
-@given(text=hostile_text, metadata=st.dictionaries(hostile_text, json_values, max_size=4), doc_id=st.none() | hostile_text,
+@given(text=hostile_text, metadata=st.dictionaries(hostile_text, json_values, max_size=4),
+       doc_id=st.none() | st.from_regex(r"[A-Za-z0-9][A-Za-z0-9_.:-]{0,40}", fullmatch=True) | hostile_text,
        condition=st.dictionaries(hostile_text, json_values, max_size=3))
 def test_the_vector_store_takes_anything(memory: AgenticMemory, bystander: Any, text: str, metadata: dict, doc_id: Any,
                                          condition: dict) -> None:
     store = AmemVectorStore(memory)
     ids = typed(lambda: store.add_documents([Document(page_content=text, metadata=metadata)], ids=[doc_id]))
+    event("stored" if ids is not None else "refused")
     if ids is not None:
         assert store.get_by_ids(ids)[0].page_content == text
     typed(lambda: store.similarity_search(text, k=2, filter=condition))
@@ -114,7 +122,8 @@ def test_the_langgraph_store_takes_anything(memory: AgenticMemory, bystander: An
                                             condition: dict) -> None:
     store = AmemStore(memory)
     for namespace in ((memory.tenant,), (memory.tenant, label)):
-        typed(lambda: store.put(namespace, key, value), InvalidNamespaceError)
+        put = typed(lambda: store.put(namespace, key, value) or True, InvalidNamespaceError)
+        event("stored" if put else "refused")
         typed(lambda: store.get(namespace, key), InvalidNamespaceError)
         typed(lambda: store.search(namespace, query=key or None, filter=condition, limit=3), InvalidNamespaceError)
     assert bystander()
