@@ -127,3 +127,21 @@ def test_the_langgraph_store_takes_anything(memory: AgenticMemory, bystander: An
         typed(lambda: store.get(namespace, key), InvalidNamespaceError)
         typed(lambda: store.search(namespace, query=key or None, filter=condition, limit=3), InvalidNamespaceError)
     assert bystander()
+
+
+@given(content=hostile_text, tag=hostile_text, tenant=hostile_text)
+def test_the_cli_answers_with_a_documented_exit_code(cli_env: dict[str, str], cli_tenant: str, content: str, tag: str,
+                                                     tenant: str) -> None:
+    """A command line of any text: 0, or a user error (2 bad command line, 3 invalid input); never 1, an
+    unexpected error with a traceback. Writes go to the test's own tenant; any other tenant is only read."""
+    from typer.testing import CliRunner
+
+    from amem_graph.cli import app
+
+    runner = CliRunner()
+    for args in (["add", content, "-t", cli_tenant, "--tag", tag], ["search", content, "-t", tenant, "-k", "2"],
+                 ["get", content, "-t", tenant], ["list", "-t", tenant]):
+        if any("\x00" in a or any(0xD800 <= ord(c) <= 0xDFFF for c in a) for a in args):
+            continue  # no process can receive these in its argv: the OS refuses them before the CLI runs
+        result = runner.invoke(app, args, env=cli_env)
+        assert result.exit_code in (0, 2, 3), (args, result.exit_code, result.output[-500:])
