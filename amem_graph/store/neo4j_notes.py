@@ -38,6 +38,9 @@ _COUNTED = {"Note": "search/record_access", "Segment": "segment/visit", "Fact": 
 _UPDATED = {"Segment": "segment/update", "Fact": "persona/update"}
 MAX_FETCH = 20_000  # the most notes one k-NN query asks the shared vector index for
 OVERFETCH_MEMORY = 0.95  # per query, how much of the widest recent over-fetch multiple is kept
+# Candidates asked of an index that filters by tenant itself, at least: a filtered HNSW search with a small
+# limit explores too little of the graph (BENCHMARKS.md, "Scale").
+FILTERED_MIN_FETCH = 20
 
 
 def _note(props: dict[str, Any], brief: bool) -> Note:
@@ -168,7 +171,8 @@ class Neo4jNotes:
         # forgotten slowly: a second statement costs more than a wider first one), widen once by the share
         # this one saw, then scan the tenant exactly (also the path for tenants under k notes).
         key = (self.tenant, filters != NO_FILTER)
-        fetch = min(MAX_FETCH, max(round(self._overfetch.get(key, 2.0) * k), 20))
+        floor = FILTERED_MIN_FETCH if self._knn.tenant_in_index else 20
+        fetch = min(MAX_FETCH, max(round(self._overfetch.get(key, 2.0) * k), floor))
         rows: list[Record] = []
         dialect = "25" if self._knn.tenant_in_index else None
         for _ in range(2):
