@@ -40,7 +40,7 @@ MAX_FETCH = 20_000  # the most notes one k-NN query asks the shared vector index
 OVERFETCH_MEMORY = 0.95  # per query, how much of the widest recent over-fetch multiple is kept
 # Candidates asked of an index that filters by tenant itself, at least: a filtered HNSW search with a small
 # limit explores too little of the graph (BENCHMARKS.md, "Scale").
-FILTERED_MIN_FETCH = 20
+FILTERED_MIN_FETCH = 100
 
 
 def _note(props: dict[str, Any], brief: bool) -> Note:
