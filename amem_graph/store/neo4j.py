@@ -41,13 +41,13 @@ from .neo4j_tiers import Neo4jTiers
 from .records import note_from_record
 
 _UNREACHABLE = (ServiceUnavailable, SessionExpired, OSError)
+TRANSIENT_RETRY_S = 30.0  # how long a transaction that keeps deadlocking is retried before its error is raised
 
 
 def _calendar_year(version: str) -> int:
     """2026 for "2026.08.1"; 0 for "5.26.30" and anything else (Neo4j 5 is not a calendar release)."""
     head = version.split(".", 1)[0]
     return int(head) if head.isdigit() and len(head) == 4 else 0
-TRANSIENT_RETRY_S = 30.0  # how long a transaction that keeps deadlocking is retried before its error is raised
 
 
 T = TypeVar("T")
@@ -100,7 +100,11 @@ class Neo4jStore:
             raise StoreUnavailable(
                 f"cannot reach Neo4j at {uri}: {err}. Start it (`amem-graph neo4j start`) or check NEO4J_URI."
             ) from None
-        versions = {r["name"]: r["versions"] for r in self._run("admin/components")}
+        try:
+            versions = {r["name"]: r["versions"] for r in self._run("admin/components")}
+        except BaseException:
+            self._driver.close()
+            raise
         self.server_version = (versions.get("Neo4j Kernel") or ["unknown"])[0]
         # Filtering inside the vector index (the SEARCH clause, and an index that holds the tenant) came with
         # 2026.01: such servers get the Cypher 25 variants of the statements that have one.
