@@ -238,14 +238,11 @@ class Evolver:
             return EvolutionOutcome(known[0].id, created=False)
         vector = self.embedder.embed_one(query)
         extracted = extract(self.extractor, [note])[0]  # once for every attempt
-        first = True
+        first_read = [(lexical, tail)]
 
         def plan() -> EvolutionWrite:
-            nonlocal first, lexical, tail
-            if not first:  # a later attempt: the neighbours moved on, so read them again
-                lexical = None
-                tail = self._session_tail(tenant, session)
-            first = False
+            # A later attempt reads again: the neighbours moved on since the first read.
+            lexical, tail = first_read.pop() if first_read else (None, self._session_tail(tenant, session))
             hits = self._candidates(tenant, query, vector, lexical=lexical)
             return self._plan(note, self.analyser.analyse(note, hits), hits, tail=tail, neighbourhood=neighbourhood,
                               extracted=extracted)
