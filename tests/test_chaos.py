@@ -26,6 +26,16 @@ def test_killing_the_embedded_store_mid_write_loses_nothing(base_settings: Setti
 
 
 @pytest.mark.slow
+@pytest.mark.embedded
+def test_kills_while_the_llm_hangs_and_resets_lose_nothing(base_settings: Settings, tmp_path: Path) -> None:
+    result = chaos.run(base_settings, "embedded", kills=3, max_delay=2.0, llm_faults=True, workdir=tmp_path)
+    _assert_sound(result)
+    served = result["llm_replies"]
+    assert served["answer"] > 0 and served["hang"] + served["reset"] + served["503"] > 0, served
+    assert result["final"]["analyses"].get("llm", 0) > 0, result["final"]["analyses"]
+
+
+@pytest.mark.slow
 def test_killing_neo4j_mid_write_loses_nothing(base_settings: Settings, tmp_path: Path) -> None:
     _assert_sound(chaos.run(base_settings, "neo4j", kills=1, max_delay=4.0, workdir=tmp_path))
 

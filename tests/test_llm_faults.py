@@ -5,7 +5,6 @@ to or change notes it was not offered (another tenant's included) changes nothin
 from __future__ import annotations
 
 import json
-import random
 import threading
 from collections.abc import Iterator
 from dataclasses import replace
@@ -14,7 +13,7 @@ from typing import Any
 import pytest
 
 from amem_graph import AgenticMemory, Settings
-from amem_graph.bench.scripted_llm import Answer, Delay, Fault, Reset, ScriptedLLM, analysis_answer
+from amem_graph.bench.scripted_llm import Answer, Flaky, ScriptedLLM, analysis_answer
 from amem_graph.models import LINK_TYPES
 from amem_graph.settings import LLMSettings
 
@@ -29,24 +28,8 @@ def _configured(settings: Settings, memory: AgenticMemory, llm: ScriptedLLM) -> 
 
 @pytest.fixture
 def flaky() -> Iterator[ScriptedLLM]:
-    """A model that, one request in two, hangs past the timeout, resets the connection, fails, or is slow."""
-    rng = random.Random(5)
-    lock = threading.Lock()
-
-    def respond(request: dict[str, Any]) -> Any:
-        with lock:
-            roll = rng.random()
-        if roll < 0.1:
-            return Delay(1.5)  # past the client's 0.5 s
-        if roll < 0.25:
-            return Reset()
-        if roll < 0.4:
-            return Fault(503)
-        if roll < 0.5:
-            return Delay(0.3)  # slow, within the timeout
-        return analysis_answer(request)
-
-    with ScriptedLLM(respond) as server:
+    """A model that, one request in two, hangs past the 0.5 s timeout, resets the connection, fails, or is slow."""
+    with ScriptedLLM(Flaky(0.5)) as server:
         yield server
 
 

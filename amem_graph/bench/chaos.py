@@ -6,10 +6,13 @@ that promote segments, and on the embedded store, closes that write a snapshot),
 returned. At a random moment the parent kills the embedded store's process, or the Neo4j server (then the
 child); restarts what it killed; and checks: the store opens, every acknowledged note and page is there, each
 bulk batch is whole or absent, and `check` passes. After the last kill the plan runs once more to the end: it
-must complete with every planned note exactly once."""
+must complete with every planned note exactly once. With `llm_faults` the child analyses through a scripted
+model on loopback that hangs, resets, fails or is slow one request in two: the same must hold, and the notes
+say how many analyses degraded to the heuristic."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import random
@@ -31,11 +34,13 @@ from ..invariants import check
 from ..models import NoteInput
 from ..server import free_port, private_server
 from ..settings import Settings
+from .scripted_llm import Flaky, ScriptedLLM
 from .texts import sentences
 
 BATCH = 20  # notes per bulk step
 # Turns promote often: a small short-term memory and a low heat threshold.
 CHILD_ENV = {"AMEM_STM_CAPACITY": "2", "AMEM_PROMOTE_HEAT": "1", "AMEM_LLM_BASE_URL": "", "AMEM_LLM_API_KEY": ""}
+LLM_TIMEOUT_S = 0.5  # with --llm-faults: the child's timeout, which one request in ten hangs past
 
 
 def step_kind(step: int, store: str) -> str:
@@ -118,26 +123,35 @@ class _Child:
 
 
 @contextmanager
-def _target(settings: Settings, store: str, workdir: Path) -> Iterator[tuple[dict[str, str], Any]]:
+def _target(settings: Settings, store: str, workdir: Path, llm: Flaky | None
+            ) -> Iterator[tuple[dict[str, str], Any]]:
     """The environment a child writes with, and what to kill: a private Neo4j server (never the user's),
-    or nothing for the embedded store, whose process is the child."""
+    or nothing for the embedded store, whose process is the child. With `llm`, the child analyses through
+    it, served on loopback."""
     base = {**os.environ, **CHILD_ENV, "HF_HUB_OFFLINE": "1", "AMEM_STORE": store}
-    if store == "embedded":
-        yield {**base, "AMEM_DATA_DIR": str(workdir / "embedded")}, None
-        return
-    with private_server(workdir / "neo4j", home=settings.home, version=settings.neo4j_version) as (server, info):
+    with contextlib.ExitStack() as stack:
+        if llm is not None:
+            served = stack.enter_context(ScriptedLLM(llm))
+            base.update(AMEM_LLM_BASE_URL=served.base_url, AMEM_LLM_API_KEY="chaos", AMEM_LLM_MODEL="scripted",
+                        AMEM_LLM_TIMEOUT=str(LLM_TIMEOUT_S), AMEM_LLM_MAX_RETRIES="1", AMEM_LLM_BACKOFF="0")
+        if store == "embedded":
+            yield {**base, "AMEM_DATA_DIR": str(workdir / "embedded")}, None
+            return
+        server, info = stack.enter_context(private_server(workdir / "neo4j", home=settings.home,
+                                                          version=settings.neo4j_version))
         yield {**base, "NEO4J_URI": info.uri, "NEO4J_USER": info.user, "NEO4J_PASSWORD": info.password}, server
 
 
 def run(settings: Settings, store: str, *, kills: int, steps_per_child: int = 60, min_delay: float = 0.2,
-        max_delay: float = 3.0, seed: int = 7, workdir: Path) -> dict[str, Any]:
+        max_delay: float = 3.0, seed: int = 7, llm_faults: bool = False, workdir: Path) -> dict[str, Any]:
     rng = random.Random(seed)
     tenant = f"chaos-{uuid.uuid4().hex[:8]}"
     acked_notes: dict[str, int] = {}  # note id → step
     acked_pages: set[str] = set()
     rounds: list[dict[str, Any]] = []
     next_step = 0
-    with _target(settings, store, workdir) as (env, server):
+    llm = Flaky(LLM_TIMEOUT_S, seed=seed) if llm_faults else None
+    with _target(settings, store, workdir, llm) as (env, server):
         for _ in range(kills):
             worker = _Child(env, tenant, next_step, next_step + steps_per_child - 1)
             worker.ready.wait(300)  # once it writes: a kill while it loads the model would test nothing
@@ -173,6 +187,8 @@ def run(settings: Settings, store: str, *, kills: int, steps_per_child: int = 60
         "store": store,
         "kills": kills,
         "killed": "the Neo4j server (SIGKILL), then the writer" if store == "neo4j" else "the writer process (SIGKILL)",
+        "llm": "a scripted model failing one request in two" if llm else "none (the heuristic analyser)",
+        **({"llm_replies": dict(llm.served)} if llm else {}),
         "steps_planned": next_step,
         "acknowledged": {"notes": len(acked_notes), "pages": len(acked_pages)},
         "killed_during": dict(Counter(r["killed_during"] for r in rounds)),
@@ -225,6 +241,7 @@ def _verify(env: dict[str, str], tenant: str, store: str, acked_notes: dict[str,
     result: dict[str, Any] = {
         "lost": len(lost), "lost_ids": lost[:10], "partial_batches": partial, "duplicated": duplicated,
         "notes": len(notes), "pages": len(pages), "invariant_violations": report.counts,
+        "analyses": dict(Counter(props.get("analysis") or "none" for props in notes.values())),
     }
     if complete:
         missing = sum(1 for step in range(last_step + 1) for s in planned_sources(step, store) if s not in by_source)

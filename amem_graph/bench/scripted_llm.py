@@ -8,11 +8,12 @@ with llm.tokens: the messages as OpenAI counts them, plus the JSON schema sent a
 from __future__ import annotations
 
 import json
+import random
 import re
 import socket
 import threading
 import time
-from collections import deque
+from collections import Counter, deque
 from collections.abc import Callable
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -154,6 +155,36 @@ _ANSWERS: dict[str, Callable[[str], dict[str, Any]]] = {
     "tier_turn": _turn_answer, "tier_segment": _segment_answer, "tier_persona": _persona_answer,
     "respond": lambda user: {"reply": f"You said: {user[:80]}"},
 }
+
+
+class Flaky:
+    """A model that, one request in two, hangs past `timeout_s`, resets the connection, fails with 503 or is
+    slow but within the timeout; the rest get `answer`. Seeded, safe for a threaded server, and counting
+    what it served in `served`."""
+
+    def __init__(self, timeout_s: float, seed: int = 5,
+                 answer: Callable[[dict[str, Any]], Reply] = analysis_answer) -> None:
+        self.timeout_s = timeout_s
+        self.answer = answer
+        self.served: Counter[str] = Counter()
+        self._rng = random.Random(seed)
+        self._lock = threading.Lock()
+
+    def __call__(self, request: dict[str, Any]) -> Reply:
+        with self._lock:
+            roll = self._rng.random()
+            kind = "hang" if roll < 0.1 else "reset" if roll < 0.25 else "503" if roll < 0.4 else \
+                "slow" if roll < 0.5 else "answer"
+            self.served[kind] += 1
+        if kind == "hang":
+            return Delay(self.timeout_s * 3)
+        if kind == "reset":
+            return Reset()
+        if kind == "503":
+            return Fault(503)
+        if kind == "slow":
+            return Delay(self.timeout_s * 0.6)
+        return self.answer(request)
 
 
 class ScriptedLLM:

@@ -131,6 +131,9 @@ def chaos(
     store: Annotated[ChaosStore, typer.Option("--store", help="neo4j: a private server of its own is killed")],  # type: ignore[valid-type]
     kills: Annotated[int, typer.Option(min=1, max=10_000, help="SIGKILLs, each at a random moment")] = 20,
     max_delay: Annotated[float, typer.Option(min=0.1, help="Seconds of writing before a kill, at most")] = 3.0,
+    llm_faults: Annotated[bool, typer.Option(
+        "--llm-faults", help="Analyse with a scripted model on loopback that hangs, resets, fails or is slow "
+                             "one request in two")] = False,
     json_out: JsonOutOption = None,
 ) -> None:
     """SIGKILL mid-write (the embedded store's process, or a private Neo4j server), repeatedly; after each, the
@@ -138,7 +141,7 @@ def chaos(
     with every note once. Exits 10 when something was lost or broken."""
     with tempfile.TemporaryDirectory(prefix="amem-chaos-") as workdir:
         result = chaos_bench.run(Settings.from_env(), store.value, kills=kills, max_delay=max_delay,
-                                 workdir=Path(workdir))
+                                 llm_faults=llm_faults, workdir=Path(workdir))
     print_json(result, also_to=json_out)
     if not result["sound"]:
         raise typer.Exit(10)
