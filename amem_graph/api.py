@@ -22,7 +22,7 @@ from .entities.lookup import Entities
 from .errors import EvolutionConflict, InvalidInput, LLMNotConfigured, NoteNotFound
 from .evolution import Evolver, identity, neighbourhood_text, revise_if_current
 from .llm import Analyser, HeuristicAnalyser, LLMAnalyser, LLMClient
-from .log import event
+from .log import event, operation, report
 from .models import (
     MAX_HOPS,
     Link,
@@ -101,6 +101,7 @@ class AgenticMemory:
 
     # -- writing ---------------------------------------------------------------------------------
 
+    @operation("add")
     def add(
         self,
         content: str,
@@ -132,9 +133,11 @@ class AgenticMemory:
         tenant = self._tenant(tenant)
         outcome = self._evolver.add(tenant, item)
         note = outcome.note or self.get(outcome.note_id, tenant=tenant)
+        report(created=outcome.created, evolved=len(outcome.revised), links=len(note.links), analysis=note.analysis)
         self._retriever.heard(tenant, note.speaker)
         return note
 
+    @operation("add_many")
     def add_many(
         self,
         items: Iterable[NoteInput | str],
@@ -226,6 +229,7 @@ class AgenticMemory:
         ids = {(n.source or "", n.content_hash): n.id for n in held}
         return {i: ids[key] for i, key in enumerate(keys) if key in ids}
 
+    @operation("get")
     def get(self, note_id: str, *, tenant: str | None = None, with_embedding: bool = False) -> Note:
         """One note with its links (both directions); the embedding only when asked for."""
         tenant = self._tenant(tenant)
@@ -235,6 +239,7 @@ class AgenticMemory:
             raise NoteNotFound(f"no note {note_id!r} in tenant {tenant!r}")
         return found[0]
 
+    @operation("update")
     def update(
         self,
         note_id: str,
@@ -290,6 +295,7 @@ class AgenticMemory:
                     raise
         return self.get(note_id, tenant=tenant)
 
+    @operation("delete")
     def delete(self, note_id: str, *, tenant: str | None = None) -> None:
         """Delete a note with its links, its versions and the evolutions it alone was part of; a fact it
         alone superseded becomes valid again. Its words leave the neighbourhoods of its session's other notes
@@ -310,6 +316,7 @@ class AgenticMemory:
         if restored:
             event("facts_restored", logging.INFO, deleted=note_id, restored=restored)
 
+    @operation("link")
     def link(
         self,
         source_id: str,
@@ -338,12 +345,14 @@ class AgenticMemory:
 
     # -- reading ---------------------------------------------------------------------------------
 
+    @operation("list")
     def list(self, *, tenant: str | None = None, limit: int = 50, offset: int = 0) -> list[Note]:
         """Notes newest first."""
         if not 1 <= limit <= MAX_K or offset < 0:
             raise InvalidInput(f"limit must be 1-{MAX_K} and offset at least 0")
         return self._store.read(self._tenant(tenant), lambda tx: tx.notes(limit=limit, offset=offset))
 
+    @operation("search")
     def search(
         self,
         query: str,
@@ -380,8 +389,11 @@ class AgenticMemory:
             raise InvalidInput(
                 f"after ({filters.after.isoformat()}) must be earlier than before ({filters.before.isoformat()})"
             )
-        return self._retriever.search(tenant, query, k=k, hops=hops, mode=mode, filters=filters)
+        hits = self._retriever.search(tenant, query, k=k, hops=hops, mode=mode, filters=filters)
+        report(hits=len(hits), expanded=sum(1 for hit in hits if hit.path))
+        return hits
 
+    @operation("context")
     def context(self, query: str, *, k: int = 5, hops: int = 2, tenant: str | None = None, **filters: Any) -> str:
         """The notes `search` finds, as a prompt block: each memory with its time and context, and for a
         note reached through the graph, the link that led to it (A-Mem's "memory + linked memories")."""
@@ -389,6 +401,7 @@ class AgenticMemory:
 
     # -- dialogue (MemoryOS tiers) ----------------------------------------------------------------
 
+    @operation("add_turn")
     def add_turn(
         self, user_text: str, assistant_text: str = "", *, tenant: str | None = None, session_id: str = "default",
         at: datetime | str | None = None,
@@ -397,17 +410,20 @@ class AgenticMemory:
         segments become notes and persona facts (see `tiers`)."""
         return self.tiers.add_turn(user_text, assistant_text, tenant=tenant, session_id=session_id, at=at)
 
+    @operation("context_for")
     def context_for(self, query: str, *, tenant: str | None = None, session_id: str | None = None, **limits: int) -> TierContext:
         """Short-term pages, the best segments and their pages, persona facts and notes for `query`:
         `.prompt()` is one block with a section per tier. Limits: segments, pages, facts, notes, hops."""
         return self.tiers.context_for(query, tenant=tenant, session_id=session_id, **limits)
 
+    @operation("respond")
     def respond(self, query: str, *, tenant: str | None = None, session_id: str = "default", remember: bool = True) -> str:
         """The configured LLM's answer to `query` over `context_for`'s block; the exchange is stored as a turn."""
         return self.tiers.respond(query, tenant=tenant, session_id=session_id, remember=remember)
 
     # -- history ---------------------------------------------------------------------------------
 
+    @operation("history")
     def history(self, note_id: str, *, tenant: str | None = None) -> NoteHistory:
         """A note with its versions (oldest first), the evolutions it triggered or that revised it, and the
         newer notes that superseded it."""
@@ -416,6 +432,7 @@ class AgenticMemory:
         versions, evolutions, superseded = self._store.read(tenant, lambda tx: tx.history(note.id))
         return NoteHistory(note, tuple(versions), tuple(evolutions), tuple(superseded))
 
+    @operation("revert")
     def revert(self, note_id: str, version: int, *, tenant: str | None = None) -> Note:
         """Restore every field a note had at `version`, which analyser produced them included; the values
         it has now become a version too."""
@@ -436,6 +453,7 @@ class AgenticMemory:
             values |= {"analysis": old.analysis, "model": old.model}
         return self._change(tenant, note_id, values, f"revert to version {version}")
 
+    @operation("reanalyze")
     def reanalyze(
         self, note_ids: Sequence[str] | None = None, *, tenant: str | None = None, limit: int = 100,
         include_unanalysed: bool = False,

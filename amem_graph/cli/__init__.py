@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from . import bench, browser, check, demo, entities, history, ingest, notes, server, tiers, transfer
+from . import bench, browser, check, demo, entities, history, ingest, mcp, notes, server, tiers, transfer
 from .common import EXIT_CODES, user_errors
 from .doctor import doctor
 
@@ -26,6 +26,7 @@ app.command()(user_errors(ingest.ingest))
 app.command()(user_errors(demo.demo))
 app.command()(user_errors(doctor))
 app.command()(user_errors(check.check))
+app.command()(user_errors(mcp.mcp))
 
 
 def main() -> None:

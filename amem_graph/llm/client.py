@@ -13,7 +13,7 @@ from typing import Any
 import openai
 
 from ..errors import LLMError
-from ..log import event
+from ..log import event, llm_tokens
 from ..settings import OPENAI_BASE_URL, LLMSettings
 from .parsing import parse_answer
 from .tokens import count_prompt_tokens, count_tokens
@@ -179,6 +179,7 @@ class LLMClient:
         prompt = prompt if isinstance(prompt, int) else count_prompt_tokens(messages)
         completion = completion if isinstance(completion, int) else count_tokens(content)
         self._add(operation, prompt_tokens=prompt, completion_tokens=completion)
+        llm_tokens(prompt, completion)
         cost = {"prompt_tokens": prompt, "completion_tokens": completion}
         if message is None:
             raise LLMError("malformed", "the answer has no message", **cost)

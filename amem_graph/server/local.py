@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import secrets
 import shlex
 import shutil
 import signal
@@ -25,6 +24,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from ..errors import ServerError
+from ..secret import secret_file
 from ..settings import Settings, default_home
 
 POM = Path(__file__).with_name("pom.xml")
@@ -310,11 +310,7 @@ class LocalNeo4j:
                     f"or delete {self.dir / 'data'} to start from an empty database"
                 )
             return
-        if not self.password_file.exists():
-            fd = os.open(self.password_file, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-            with os.fdopen(fd, "w") as handle:
-                # hex: no leading "-" or quote that the admin tool could read as an option or syntax
-                handle.write(secrets.token_hex(20) + "\n")
+        secret_file(self.password_file)
         # "@file" makes the admin tool read the password from the 0600 file, off the process list.
         proc = subprocess.run(
             [java, "-cp", f"{jars}/*", ADMIN_TOOL, "dbms", "set-initial-password", f"@{self.password_file}"],
