@@ -177,13 +177,13 @@ class Flaky:
                 "slow" if roll < 0.5 else "answer"
             self.served[kind] += 1
         if kind == "hang":
-            return Delay(self.timeout_s * 3)
+            return Delay(self.timeout_s * 3, then=self.answer(request))
         if kind == "reset":
             return Reset()
         if kind == "503":
             return Fault(503)
         if kind == "slow":
-            return Delay(self.timeout_s * 0.6)
+            return Delay(self.timeout_s * 0.6, then=self.answer(request))
         return self.answer(request)
 
 
@@ -251,7 +251,7 @@ class ScriptedLLM:
                 request = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))))
                 try:
                     reply = llm._next(request)
-                    if isinstance(reply, Delay):
+                    while isinstance(reply, Delay):
                         time.sleep(reply.seconds)
                         reply = reply.then or llm.responder(request)
                     if isinstance(reply, Reset):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import tempfile
 from collections.abc import Callable
+from dataclasses import replace
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, Any
@@ -18,6 +19,7 @@ from ..bench import llm_cost as llm_cost_bench
 from ..bench import load as load_bench
 from ..bench import locomo as locomo_data
 from ..bench import locomo_recall
+from ..bench import mcp as mcp_bench
 from ..bench import scale as scale_bench
 from ..errors import InvalidInput
 from ..models import MAX_HOPS
@@ -145,6 +147,26 @@ def chaos(
     print_json(result, also_to=json_out)
     if not result["sound"]:
         raise typer.Exit(10)
+
+
+McpStore = choices("McpStore", ("neo4j", "embedded"))
+
+
+@app.command()
+@user_errors
+def mcp(
+    n: Annotated[int, typer.Option("--n", min=1, help="Adds per path and round")] = 100,
+    queries: Annotated[int, typer.Option(min=1, help="Searches per path and round")] = 100,
+    rounds: Annotated[int, typer.Option(min=1, max=10, help="Times the three paths run, one after the other")] = 2,
+    store: Annotated[McpStore | None, typer.Option("--store", help="[default: as configured]")] = None,  # type: ignore[valid-type]
+    json_out: JsonOutOption = None,
+) -> None:
+    """Tool-call latency of add and search through `amem-graph mcp` over stdio and streamable HTTP, beside the
+    same calls in process: p50/p95 and the protocol's overhead as a ratio."""
+    settings = Settings.from_env()
+    result = mcp_bench.run(settings if store is None else replace(settings, store=store.value), n=n,
+                           queries=queries, rounds=rounds)
+    print_json(result, also_to=json_out)
 
 
 @app.command()
