@@ -186,3 +186,20 @@ def test_bench_ingest_on_both_stores_side_by_side(cli_env: dict[str, str], tmp_p
     assert all(data["n"] == 200 and data["knn_ms"]["n"] == 10 for data in stores.values())
     refused = CliRunner().invoke(app, ["bench", "ingest", "--store", "sqlite"], env=env)
     assert refused.exit_code == 2  # a bad command line
+
+
+@pytest.mark.slow
+def test_bench_mcp_times_each_transport_beside_in_process(cli_env: dict[str, str], settings: Settings, tmp_path) -> None:
+    out = tmp_path / "mcp.json"
+    with AgenticMemory(settings) as memory:
+        before = set(memory.admin.tenants())
+    result = CliRunner().invoke(app, ["bench", "mcp", "--n", "3", "--queries", "3", "--rounds", "1", "--json", str(out)],
+                                env=cli_env, catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    data = json.loads(out.read_text())
+    assert set(data["latency_ms"]) == {"in_process", "stdio", "http"}
+    for path in ("in_process", "stdio", "http"):
+        assert data["latency_ms"][path]["add"]["n"] == 3 and data["latency_ms"][path]["search"]["n"] == 3
+    assert all(data["ratio_to_in_process"][p][op]["p50"] > 0 for p in ("stdio", "http") for op in ("add", "search"))
+    with AgenticMemory(settings) as memory:  # its tenants are gone
+        assert not {t for t in memory.admin.tenants() if t.startswith("bench-mcp-")} - before

@@ -8,9 +8,7 @@ import asyncio
 import json
 import os
 import stat
-import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -24,9 +22,9 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 
 from amem_graph import AgenticMemory, Settings
+from amem_graph.bench.mcp import served_http
 from amem_graph.integrations.mcp import memory_server
 from amem_graph.integrations.mcp.http import TOKEN_ENV, bearer_token
-from amem_graph.server import free_port
 
 from .faults import Cuttable
 
@@ -129,7 +127,6 @@ def test_an_agent_over_stdio(store_kind: str, cli_env: dict[str, str], cli_tenan
 class HttpServer:
     url: str
     token: str
-    proc: subprocess.Popen[bytes]
 
     def client(self) -> Client:
         http = create_mcp_http_client(headers={"Authorization": f"Bearer {self.token}"})
@@ -143,30 +140,10 @@ class HttpServer:
 
 @pytest.fixture
 def http_server(store_kind: str, cli_env: dict[str, str], cli_tenant: str, tmp_path: Path) -> Iterator[HttpServer]:
-    port = free_port()
-    token = "test-token-" + os.urandom(8).hex()
-    log = (tmp_path / "mcp.log").open("wb")
-    proc = subprocess.Popen([AMEM, "mcp", "--transport", "http", "--port", str(port), "-t", cli_tenant],
-                            env={**os.environ, **cli_env, TOKEN_ENV: token}, stdout=log, stderr=subprocess.STDOUT)
-    server = HttpServer(f"http://127.0.0.1:{port}/mcp", token, proc)
-    deadline = time.monotonic() + 180
-    while True:
-        assert proc.poll() is None, (tmp_path / "mcp.log").read_text()[-2000:]
-        try:
-            server.metrics()
-            break
-        except httpx.HTTPError:
-            assert time.monotonic() < deadline, "the MCP server did not answer"
-            time.sleep(0.5)
-    yield server
-    proc.terminate()
-    try:
-        proc.wait(30)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait()
-    log.close()
-    assert "Traceback" not in (tmp_path / "mcp.log").read_text()
+    log_path = tmp_path / "mcp.log"
+    with log_path.open("wb") as log, served_http(cli_tenant, {**os.environ, **cli_env}, log=log) as (url, token, _):
+        yield HttpServer(url, token)
+    assert "Traceback" not in log_path.read_text()
 
 
 @pytest.mark.slow

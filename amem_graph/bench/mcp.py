@@ -15,8 +15,8 @@ import subprocess
 import sys
 import time
 import uuid
-from collections.abc import AsyncIterator, Awaitable, Callable
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from contextlib import asynccontextmanager, contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -40,20 +40,22 @@ async def _run(settings: Settings, *, n: int, queries: int, rounds: int, seed: i
     samples: dict[str, dict[str, list[float]]] = {p: {"add": [], "search": []} for p in PATHS}
     per_round: list[dict[str, Any]] = []
     tenants: list[str] = []
-    for _ in range(rounds):
-        this_round: dict[str, Any] = {}
-        for path in PATHS:
-            tenant = f"bench-mcp-{path}-{uuid.uuid4().hex[:8]}"
-            tenants.append(tenant)
-            async with _caller(settings, path, tenant) as (add, search):
-                timed = await _timed(add, search, texts, asked)
-            for op, values in timed.items():
-                samples[path][op] += values
-            this_round[path] = {op: percentiles(values) for op, values in timed.items()}
-        per_round.append(this_round)
-    with AgenticMemory(settings) as memory:
-        for tenant in tenants:
-            memory.admin.delete_tenant(tenant)
+    try:
+        for _ in range(rounds):
+            this_round: dict[str, Any] = {}
+            for path in PATHS:
+                tenant = f"bench-mcp-{path}-{uuid.uuid4().hex[:8]}"
+                tenants.append(tenant)
+                async with _caller(settings, path, tenant) as (add, search):
+                    timed = await _timed(add, search, texts, asked)
+                for op, values in timed.items():
+                    samples[path][op] += values
+                this_round[path] = {op: percentiles(values) for op, values in timed.items()}
+            per_round.append(this_round)
+    finally:
+        with AgenticMemory(settings) as memory:
+            for tenant in tenants:
+                memory.admin.delete_tenant(tenant)
     summary = {path: {op: percentiles(values) for op, values in ops.items()} for path, ops in samples.items()}
     return {
         "benchmark": "mcp",
@@ -113,28 +115,53 @@ async def _client(settings: Settings, path: str, tenant: str) -> AsyncIterator[A
     """The SDK's client, connected to `amem-graph mcp` on the same store (the SDK is the extra's: imported
     only when a protocol path runs)."""
     from mcp import Client, StdioServerParameters
+    from mcp.client.stdio import stdio_client
 
-    command = str(Path(sys.executable).parent / "amem-graph")
     # No log line per call: writing it would be part of what is timed.
     env = {**os.environ, "AMEM_LOG_LEVEL": "WARNING", "AMEM_STORE": settings.store_kind}
     if path == "stdio":
-        params = StdioServerParameters(command=command, args=["mcp", "-t", tenant], env=env)
-        async with Client(params, read_timeout_seconds=300) as client:
-            yield client
+        params = StdioServerParameters(command=str(Path(sys.executable).parent / "amem-graph"),
+                                       args=["mcp", "-t", tenant], env=env)
+        with open(os.devnull, "w") as quiet:  # the server's stderr: not the caller's, which may be no file
+            async with Client(stdio_client(params, errlog=quiet), read_timeout_seconds=300) as client:
+                yield client
         return
     from mcp.client.streamable_http import streamable_http_client
     from mcp.shared._httpx_utils import create_mcp_http_client
 
-    port, token = free_port(), secrets.token_hex(16)
-    proc = subprocess.Popen([command, "mcp", "--transport", "http", "--port", str(port), "-t", tenant],
-                            env={**env, "AMEM_MCP_TOKEN": token}, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL)
-    try:
+    with served_http(tenant, env) as (url, token, _):
         http = create_mcp_http_client(headers={"Authorization": f"Bearer {token}"})
-        url = f"http://127.0.0.1:{port}/mcp"
-        await _until_up(http, url.replace("/mcp", "/metrics"), proc)
         async with Client(streamable_http_client(url, http_client=http), read_timeout_seconds=300) as client:
             yield client
+
+
+@contextmanager
+def served_http(tenant: str, env: dict[str, str], *, log: Any = subprocess.DEVNULL, timeout: float = 300
+                ) -> Iterator[tuple[str, str, subprocess.Popen[bytes]]]:
+    """`amem-graph mcp --transport http` for `tenant` on a free loopback port with a token of its own, once it
+    answers: (its /mcp URL, the token, the process); stopped (SIGTERM, then SIGKILL) on the way out."""
+    import httpx
+
+    port, token = free_port(), secrets.token_hex(16)
+    command = [str(Path(sys.executable).parent / "amem-graph"), "mcp", "--transport", "http", "--port", str(port),
+               "-t", tenant]
+    proc = subprocess.Popen(command, env={**env, "AMEM_MCP_TOKEN": token}, stdout=log, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}/mcp"
+    try:
+        deadline = time.monotonic() + timeout
+        while True:
+            if proc.poll() is not None:
+                raise RuntimeError(f"amem-graph mcp exited with {proc.returncode} before it served")
+            try:
+                if httpx.get(url.replace("/mcp", "/metrics"), headers={"Authorization": f"Bearer {token}"}
+                             ).status_code == 200:
+                    break
+            except httpx.HTTPError:  # not listening yet
+                pass
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"amem-graph mcp did not answer at {url} in {timeout:.0f} s")
+            time.sleep(0.5)
+        yield url, token, proc
     finally:
         proc.terminate()
         try:
@@ -142,21 +169,6 @@ async def _client(settings: Settings, path: str, tenant: str) -> AsyncIterator[A
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
-
-
-async def _until_up(http: Any, url: str, proc: subprocess.Popen[bytes], timeout: float = 300) -> None:
-    deadline = time.monotonic() + timeout
-    while True:
-        if proc.poll() is not None:
-            raise RuntimeError(f"amem-graph mcp exited with {proc.returncode} before it served")
-        try:
-            if (await http.get(url)).status_code == 200:
-                return
-        except Exception:  # noqa: BLE001 - not listening yet
-            pass
-        if time.monotonic() > deadline:
-            raise RuntimeError(f"amem-graph mcp did not answer at {url} in {timeout:.0f} s")
-        await asyncio.sleep(0.5)
 
 
 def _checked(result: Any) -> Any:
