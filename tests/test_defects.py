@@ -18,7 +18,7 @@ from amem_graph.integrations.langchain import AmemStore, AmemVectorStore
 from amem_graph.store.embedded.persist import CorruptStore, Folder
 from amem_graph.store.lucene import MAX_QUERY_TERMS, query_words
 
-from .faults import Cuttable
+from .sockets import Cuttable
 
 STORES = ("neo4j", "embedded")
 

@@ -26,7 +26,7 @@ from amem_graph.bench.mcp import served_http
 from amem_graph.integrations.mcp import memory_server
 from amem_graph.integrations.mcp.http import TOKEN_ENV, bearer_token
 
-from .faults import Cuttable
+from .sockets import Cuttable, listening
 
 STORES = ("neo4j", "embedded")
 AMEM = str(Path(sys.executable).parent / "amem-graph")
@@ -148,6 +148,8 @@ def http_server(store_kind: str, cli_env: dict[str, str], cli_tenant: str, tmp_p
 
 @pytest.mark.slow
 def test_an_agent_over_http_with_its_token(http_server: HttpServer) -> None:
+    addresses = listening(int(urlsplit(http_server.url).port or 0))
+    assert addresses and all(str(a) == "127.0.0.1" for a in addresses), addresses  # loopback by default
     async def main() -> None:
         async with http_server.client() as client:
             await session(client)

@@ -10,7 +10,6 @@ import socket
 import urllib.error
 import urllib.request
 from dataclasses import replace
-from pathlib import Path
 
 import pytest
 
@@ -19,25 +18,10 @@ from amem_graph.bench.scripted_llm import Answer, Fault, Raw, ScriptedLLM
 from amem_graph.server import ConnectionInfo
 from amem_graph.settings import LLMSettings
 
+from .sockets import listening
+
 STORES = ("neo4j", "embedded")
 SECRET = "Zyxwvut-7731"  # a word no other note holds
-
-
-def _listening(port: int) -> list[ipaddress.IPv4Address | ipaddress.IPv6Address]:
-    """The local addresses a socket on `port` listens on, from the kernel's tables (IPv4-mapped IPv6 addresses
-    as the IPv4 address they map: Java listens on those)."""
-    found = []
-    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
-        for line in Path(table).read_text().splitlines()[1:]:
-            local, state = line.split()[1], line.split()[3]
-            hex_address, hex_port = local.split(":")
-            if state != "0A" or int(hex_port, 16) != port:  # 0A: LISTEN
-                continue
-            raw = bytes.fromhex(hex_address)  # the kernel writes each 32-bit word in host (little-endian) order
-            address = ipaddress.ip_address(b"".join(raw[i:i + 4][::-1] for i in range(0, len(raw), 4)))
-            mapped = getattr(address, "ipv4_mapped", None)
-            found.append(mapped or address)
-    return found
 
 
 def test_the_local_server_listens_on_loopback_only_and_wants_credentials(neo4j_server: ConnectionInfo) -> None:
@@ -46,7 +30,7 @@ def test_the_local_server_listens_on_loopback_only_and_wants_credentials(neo4j_s
     bolt = int(neo4j_server.uri.rsplit(":", 1)[1])
     http = int(neo4j_server.http_url.rsplit(":", 1)[1].split("/")[0])
     for port in (bolt, http):
-        addresses = _listening(port)
+        addresses = listening(port)
         assert addresses and all(a == ipaddress.ip_address("127.0.0.1") for a in addresses), (port, addresses)
     with socket.socket() as probe:  # nothing answers on the machine's other addresses
         probe.settimeout(1)

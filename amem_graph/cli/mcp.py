@@ -23,7 +23,7 @@ def mcp(
                                                        "HTTP at /mcp, for clients that connect")] = "stdio",
     host: Annotated[str, typer.Option(help="HTTP: the address to bind (loopback unless you mean otherwise)")]
     = "127.0.0.1",
-    port: Annotated[int, typer.Option(min=0, max=65535, help="HTTP: the port (0: any free one)")] = 8765,
+    port: Annotated[int, typer.Option(min=1, max=65535, help="HTTP: the port")] = 8765,
     tenant: TenantOption = None,
     allow_tenant_argument: Annotated[bool, typer.Option(
         "--allow-tenant-argument", help="Let the client name a tenant per call (only for a client you trust "

@@ -1,9 +1,12 @@
-"""Faults the tests inject: a database connection that can be cut and restored."""
+"""Sockets as the tests see them: which addresses a port listens on, and a database connection that can be cut
+and restored."""
 
 from __future__ import annotations
 
+import ipaddress
 import socket
 import threading
+from pathlib import Path
 
 
 class Cuttable:
@@ -66,3 +69,20 @@ class Cuttable:
 
     def close(self) -> None:
         self.cut()
+
+
+def listening(port: int) -> list[ipaddress.IPv4Address | ipaddress.IPv6Address]:
+    """The local addresses a socket on `port` listens on, from the kernel's tables (IPv4-mapped IPv6 addresses
+    as the IPv4 address they map: Java listens on those)."""
+    found = []
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        for line in Path(table).read_text().splitlines()[1:]:
+            local, state = line.split()[1], line.split()[3]
+            hex_address, hex_port = local.split(":")
+            if state != "0A" or int(hex_port, 16) != port:  # 0A: LISTEN
+                continue
+            raw = bytes.fromhex(hex_address)  # the kernel writes each 32-bit word in host (little-endian) order
+            address = ipaddress.ip_address(b"".join(raw[i:i + 4][::-1] for i in range(0, len(raw), 4)))
+            mapped = getattr(address, "ipv4_mapped", None)
+            found.append(mapped or address)
+    return found
