@@ -227,3 +227,21 @@ def test_a_database_that_goes_away_is_a_tool_error_and_the_server_keeps_serving(
         memory.admin.delete_tenant(tenant)
         memory.close()
         proxy.close()
+
+
+def test_an_operator_may_let_the_client_name_the_tenant(memory: AgenticMemory, open_memory: Any) -> None:
+    other = f"{memory.tenant}-other"
+
+    async def main() -> None:
+        async with Client(memory_server(memory, allow_tenant_argument=True)) as client:
+            tools = (await client.list_tools()).tools
+            assert all("tenant" in tool.input_schema["properties"] for tool in tools)
+            mine = (await call(client, "add_memory", content="Mine: the server's tenant."))["note"]
+            theirs = (await call(client, "add_memory", content="Theirs: another tenant.", tenant=other))["note"]
+            assert (mine["tenant"], theirs["tenant"]) == (memory.tenant, other)
+            assert "InvalidInput" in await refused(client, "search_memory", query="x", tenant="bad tenant\x00")
+
+    run(main())
+    with open_memory(other) as them:
+        assert [n.content for n in them.list()] == ["Theirs: another tenant."]
+        them.admin.delete_tenant(other)
