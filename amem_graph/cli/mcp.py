@@ -34,9 +34,13 @@ def mcp(
     Over HTTP every request needs `Authorization: Bearer <token>`: $AMEM_MCP_TOKEN, else the token in
     AMEM_HOME/mcp-token (made, mode 0600, on first start). One JSON log line per operation on stderr
     ($AMEM_LOG_LEVEL, default INFO; never the content)."""
-    from ..integrations.mcp import memory_server
-    from ..integrations.mcp.http import bearer_token, serve_http
-    from ..integrations.mcp.metrics import MemoryMetrics
+    try:
+        from ..integrations.mcp import memory_server
+        from ..integrations.mcp.http import bearer_token, serve_http
+        from ..integrations.mcp.metrics import MemoryMetrics
+    except ImportError as err:  # the extra is not installed: say which, without a traceback
+        error_console.print(f"error: {err}", highlight=False)
+        raise typer.Exit(1) from None
 
     _log_to_stderr()
     settings = Settings.from_env()
