@@ -7,10 +7,10 @@ import secrets
 from pathlib import Path
 
 
-def secret_file(path: Path, *, create: bool = True) -> str:
-    """The secret in `path`; when there is none and `create`, a new one (hex: no character a shell, a
-    config file or an admin tool would read as syntax), written with mode 0600 from the start."""
-    if path.exists() or not create:
+def secret_file(path: Path) -> str:
+    """The secret in `path`; when there is none, a new one (hex: no character a shell, a config file or an
+    admin tool would read as syntax), written with mode 0600 from the start."""
+    if path.exists():
         return path.read_text().strip()
     path.parent.mkdir(parents=True, exist_ok=True)
     value = secrets.token_hex(20)

@@ -7,7 +7,6 @@ from __future__ import annotations
 import hmac
 import json
 import os
-from pathlib import Path
 from typing import Any
 
 import uvicorn
@@ -26,16 +25,12 @@ METRICS_PATH = "/metrics"
 TOKEN_ENV = "AMEM_MCP_TOKEN"
 
 
-def token_file(settings: Settings) -> Path:
-    return settings.home / "mcp-token"
-
-
 def bearer_token(settings: Settings, env: dict[str, str] | None = None) -> tuple[str, str]:
     """(token, where it comes from): AMEM_MCP_TOKEN, else the 0600 file under AMEM_HOME, made on first use."""
     env = dict(os.environ) if env is None else env
     if value := env.get(TOKEN_ENV, "").strip():
         return value, TOKEN_ENV
-    path = token_file(settings)
+    path = settings.home / "mcp-token"
     return secret_file(path), str(path)
 
 
