@@ -27,7 +27,8 @@ def test_bench_ingest_prints_and_writes_json(cli_env: dict[str, str], tmp_path) 
         assert key in data
     assert data["n"] == 300 and data["knn_ms"]["n"] == 20
     assert data["knn_ms"]["p95"] >= data["knn_ms"]["p50"] > 0
-    assert data["overhead"] == pytest.approx(data["embed_only_per_s"] / data["notes_per_s"] - 1, abs=1e-3)
+    # both rates are rounded to two places in the JSON, so the ratio is checked to the precision they carry
+    assert data["overhead"] == pytest.approx(data["embed_only_per_s"] / data["notes_per_s"] - 1, rel=1e-2)
 
 
 LOCOMO = Path(__file__).resolve().parents[2] / "shared" / "data" / "locomo" / "locomo-dev.json"
