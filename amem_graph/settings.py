@@ -19,6 +19,9 @@ ENTITY_EXTRACTORS = ("auto", "spacy", "rules", "off")  # auto: spaCy's model whe
 # onnx, torch that runs here.
 EMBEDDING_BACKENDS = ("auto", "onnx", "onnx-int8", "torch")
 DEFAULT_LLM_MODEL = "gpt-4o-mini"
+# How a server is asked for JSON, in its dialect: OpenAI's json_schema (also vLLM, SGLang, Ollama), a json_object
+# that carries the schema (llama.cpp's servers), a bare json_object, or nothing (the answer is parsed as it comes).
+RESPONSE_FORMATS = ("json_schema", "json_object_schema", "json_object", "none")
 OPENAI_BASE_URL = "https://api.openai.com/v1"  # with a key and no base URL
 N = TypeVar("N", int, float)
 
@@ -64,11 +67,15 @@ class LLMSettings:
     max_retries: int = 3
     concurrency: int = 4
     backoff_s: float = 0.5  # first retry waits up to this long, doubling each time
-    structured: bool = True  # ask for JSON-schema output; off for servers that refuse response_format
+    response_format: str = "json_schema"  # how structured output is asked for: one of RESPONSE_FORMATS
 
     @property
     def configured(self) -> bool:
         return bool(self.base_url or self.api_key)
+
+    @property
+    def structured(self) -> bool:
+        return self.response_format != "none"
 
     @classmethod
     def from_env(cls, env: Mapping[str, str]) -> LLMSettings:
@@ -82,8 +89,19 @@ class LLMSettings:
             max_retries=_int(env, "AMEM_LLM_MAX_RETRIES", 3, minimum=0, maximum=10),
             concurrency=_int(env, "AMEM_LLM_CONCURRENCY", 4, maximum=256),
             backoff_s=_number(env, "AMEM_LLM_BACKOFF", 0.5, 0.0, 60.0),
-            structured=(env.get("AMEM_LLM_STRUCTURED") or "1").lower() not in ("0", "false", "no", "off"),
+            response_format=_response_format(env),
         )
+
+
+def _response_format(env: Mapping[str, str]) -> str:
+    """AMEM_LLM_RESPONSE_FORMAT, else the older AMEM_LLM_STRUCTURED switch (off means none)."""
+    value = (env.get("AMEM_LLM_RESPONSE_FORMAT") or "").strip().lower()
+    if not value:
+        off = (env.get("AMEM_LLM_STRUCTURED") or "1").lower() in ("0", "false", "no", "off")
+        return "none" if off else "json_schema"
+    if value not in RESPONSE_FORMATS:
+        raise InvalidInput(f"AMEM_LLM_RESPONSE_FORMAT must be one of {', '.join(RESPONSE_FORMATS)}, got {value!r}")
+    return value
 
 
 def _release(value: str | None) -> str | None:
@@ -207,6 +225,10 @@ class Settings:
     @property
     def local_server_dir(self) -> Path:
         return self.home / "neo4j"
+
+    @property
+    def local_llm_dir(self) -> Path:
+        return self.home / "llm"
 
     @property
     def embedded_dir(self) -> Path:

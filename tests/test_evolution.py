@@ -115,11 +115,11 @@ def test_contradiction_supersedes_the_older_fact(llm: ScriptedLLM, llm_memory: A
     mem = llm_memory
     llm.script(analysis())
     old = mem.add("Gina works at Door Dash.", event_time="2023-01-01T00:00:00Z")
-    llm.script(analysis(links=[{"target_id": "c1", "type": "CONTRADICTS", "reason": "she lost that job", "confidence": 0.95}]))
+    llm.script(analysis(links=[{"target_id": "c1", "type": "CONTRADICTS", "reason": "Gina lost that job at Door Dash", "confidence": 0.95}]))
     new = mem.add("Gina lost her job at Door Dash.", event_time="2023-03-01T00:00:00Z")
     assert mem.get(old.id).invalid_at is not None and mem.get(new.id).invalid_at is None
     superseded = mem.history(old.id).superseded_by
-    assert [(s.newer_id, s.reason) for s in superseded] == [(new.id, "she lost that job")]
+    assert [(s.newer_id, s.reason) for s in superseded] == [(new.id, "Gina lost that job at Door Dash")]
     assert old.id not in [h.note.id for h in mem.search("Gina Door Dash", k=5)]
     assert old.id in [h.note.id for h in mem.search("Gina Door Dash", k=5, include_superseded=True)]
     # Expansion does not bring it back either: only the CONTRADICTS link from the newer note reaches it.
@@ -127,7 +127,7 @@ def test_contradiction_supersedes_the_older_fact(llm: ScriptedLLM, llm_memory: A
     reached = mem.search("lost", mode="fulltext", hops=1, include_superseded=True)
     assert [(h.note.id, [s.type for s in h.path]) for h in reached] == [(new.id, []), (old.id, ["CONTRADICTS"])]
     assert mem.get(old.id).content == old.content  # invalidated, never deleted
-    assert [(s.newer_id, s.reason) for s in mem.history(old.id).superseded_by] == [(new.id, "she lost that job")]
+    assert [(s.newer_id, s.reason) for s in mem.history(old.id).superseded_by] == [(new.id, "Gina lost that job at Door Dash")]
     mem.delete(new.id)  # what invalidated the old fact is gone: it is valid again
     assert mem.get(old.id).invalid_at is None
 
@@ -138,7 +138,7 @@ def test_a_contradiction_without_two_event_times_goes_by_when_notes_were_stored(
     mem = llm_memory
     llm.script(analysis())
     undated = mem.add("Gina works at Door Dash.")  # stored first, no event time
-    llm.script(analysis(links=[{"target_id": "c1", "type": "CONTRADICTS", "reason": "she quit", "confidence": 0.9}]))
+    llm.script(analysis(links=[{"target_id": "c1", "type": "CONTRADICTS", "reason": "Gina quit Door Dash", "confidence": 0.9}]))
     dated = mem.add("Gina quit Door Dash.", event_time="2023-01-01T00:00:00Z")  # a past event time, stored later
     assert mem.get(undated.id).invalid_at is not None and mem.get(dated.id).invalid_at is None
 
@@ -149,7 +149,7 @@ def test_a_contradicting_note_about_an_earlier_time_is_the_one_superseded(
     mem = llm_memory
     llm.script(analysis())
     current = mem.add("Gina manages her own clothing store.", event_time="2023-06-01T00:00:00Z")
-    llm.script(analysis(links=[{"target_id": "c1", "type": "CONTRADICTS", "reason": "different job", "confidence": 0.9}]))
+    llm.script(analysis(links=[{"target_id": "c1", "type": "CONTRADICTS", "reason": "Gina has a different job", "confidence": 0.9}]))
     earlier = mem.add("Gina works at Door Dash.", event_time="2023-01-01T00:00:00Z")  # told late, true earlier
     assert mem.get(earlier.id).invalid_at is not None and mem.get(current.id).invalid_at is None
     assert [s.newer_id for s in mem.history(earlier.id).superseded_by] == [current.id]

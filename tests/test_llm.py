@@ -212,3 +212,77 @@ def test_the_analysis_names_entities_in_the_same_call(llm: ScriptedLLM) -> None:
 def test_an_answer_without_entities_leaves_them_to_the_extractor(llm: ScriptedLLM) -> None:
     llm.script(Answer(json.dumps({"keywords": ["beagle"], "context": "A beagle.", "tags": ["pets"]})))
     assert LLMAnalyser(client(llm)).analyse(NoteInput(content="Max is a beagle.", id="new"), []).entities is None
+
+
+@pytest.mark.parametrize(
+    ("dialect", "expected"),
+    [
+        ("json_schema", {"type": "json_schema", "json_schema": {"name": "analyse_note", "schema": ANALYSIS_SCHEMA, "strict": True}}),
+        ("json_object_schema", {"type": "json_object", "schema": ANALYSIS_SCHEMA}),  # llama.cpp's servers
+        ("json_object", {"type": "json_object"}),
+        ("none", None),
+    ],
+)
+def test_client_asks_for_json_in_the_servers_dialect(llm: ScriptedLLM, dialect: str, expected: dict | None) -> None:
+    llm.script(Answer(GOOD))
+    client(llm, response_format=dialect).complete_json("analyse_note", MESSAGES, ANALYSIS_SCHEMA, max_tokens=50)
+    assert llm.requests[0].get("response_format") == expected
+
+
+def test_response_format_setting_is_checked() -> None:
+    from amem_graph.errors import InvalidInput
+
+    assert LLMSettings.from_env({}).response_format == "json_schema"
+    assert LLMSettings.from_env({"AMEM_LLM_STRUCTURED": "0"}).response_format == "none"
+    assert LLMSettings.from_env({"AMEM_LLM_RESPONSE_FORMAT": "JSON_OBJECT_SCHEMA"}).response_format == "json_object_schema"
+    with pytest.raises(InvalidInput, match="AMEM_LLM_RESPONSE_FORMAT"):
+        LLMSettings.from_env({"AMEM_LLM_RESPONSE_FORMAT": "grammar"})
+
+
+def test_a_weak_models_contradictions_and_updates_need_evidence(llm: ScriptedLLM) -> None:
+    """What small models were seen to answer: handles as keywords, everything CONTRADICTS at confidence 0,
+    neighbour updates with no evidence. None of it may supersede or rewrite a memory."""
+    from amem_graph.models import Note, SearchHit
+
+    hits = [
+        SearchHit(Note(id=f"n{i}", tenant="t", content=text, content_hash=f"h{i}"), 0.9, 0.9, None)
+        for i, text in enumerate(["Alice adopted a beagle named Max in 2020.", "Alice moved to Lisbon for work.",
+                                  "Bob bakes sourdough bread.", "Alice likes jazz.", "Alice runs marathons."], start=1)
+    ]
+    answer = {
+        "keywords": ["c1", "beagle", "key terms"], "context": "Max the beagle now lives with Bob.", "tags": ["pets"],
+        "links": [
+            {"target_id": "c1", "type": "CONTRADICTS", "reason": "", "confidence": 0},
+            {"target_id": "c2", "type": "CONTRADICTS", "reason": "they differ", "confidence": 0.95},
+            {"target_id": "c3", "type": "CONTRADICTS", "reason": "Bob owns Max now, not sourdough", "confidence": 0.5},
+            {"target_id": "c3", "type": "RELATES_TO", "reason": "Bob", "confidence": 0.7},
+            {"target_id": "c1", "type": "CONTRADICTS", "reason": "Max the beagle lives with Bob now", "confidence": 0.9},
+        ],
+        "neighbour_updates": [
+            {"id": "c2", "context": "Alice lives in Lisbon.", "add_tags": [], "remove_tags": [], "reason": "2024-01-01"},
+            {"id": "c3", "context": "A note about the analysis format.", "add_tags": [], "remove_tags": [],
+             "reason": "Bob has Max"},
+            {"id": "c1", "context": None, "add_tags": ["bob"], "remove_tags": [], "reason": "Max moved to Bob"},
+            {"id": "c3", "context": None, "add_tags": ["dogs"], "remove_tags": [], "reason": "Bob has Max"},
+            {"id": "c4", "context": None, "add_tags": ["dogs"], "remove_tags": [], "reason": "Bob has Max"},
+            {"id": "c5", "context": None, "add_tags": ["dogs"], "remove_tags": [], "reason": "Bob has Max"},
+        ],
+    }
+    llm.script(Answer(json.dumps(answer)))
+    note = NoteInput(content="Bob: Max the beagle lives with me now.", id="new")
+    result = LLMAnalyser(client(llm)).analyse(note, hits)
+    assert result.analysis == "llm" and result.keywords == ("beagle",)
+    # only the contradiction with confidence and a reason naming what both notes say stands
+    assert sorted((link.target_id, link.type) for link in result.links) == [("n1", "CONTRADICTS"), ("n3", "RELATES_TO")]
+    assert [update.id for update in result.updates] == ["n1", "n3", "n4"]  # three at most, each with evidence
+    reasons = " | ".join(result.dropped)
+    for expected in ("confidence 0 is below", "a contradiction needs confidence", "names nothing of the new note",
+                     "names nothing of the note it rewrites", "past 3 updates", "keywords: 2 are handles"):
+        assert expected in reasons
+
+
+def test_a_context_copied_from_the_instructions_degrades(llm: ScriptedLLM) -> None:
+    llm.script(Answer(json.dumps({"keywords": ["keywords"], "context": "one sentence: what NEW is about, who, when.",
+                                  "tags": [], "links": [], "neighbour_updates": []})))
+    result = LLMAnalyser(client(llm)).analyse(NoteInput(content="Max is a beagle.", id="new"), [])
+    assert result.analysis == "degraded" and "no usable keywords or context" in (result.degraded_reason or "")

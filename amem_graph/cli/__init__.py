@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from . import bench, browser, check, demo, entities, history, ingest, mcp, notes, server, tiers, transfer
+from . import bench, browser, check, demo, entities, history, ingest, llm, mcp, notes, server, tiers, transfer
 from .common import EXIT_CODES, user_errors
 from .doctor import doctor
 
@@ -15,6 +15,7 @@ app = typer.Typer(
     pretty_exceptions_show_locals=False,
 )
 app.add_typer(server.app, name="neo4j")
+app.add_typer(llm.app, name="llm")
 app.add_typer(bench.app, name="bench")
 notes.register(app)
 history.register(app)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any, Protocol
@@ -20,14 +21,21 @@ from ..models import (
     SearchHit,
 )
 from .client import LLMClient
-from .heuristic import HeuristicAnalyser
-from .prompts import ANALYSIS_SCHEMA, MAX_ANSWER_TOKENS, analysis_messages, handle
+from .heuristic import HeuristicAnalyser, content_terms
+from .prompts import ANALYSIS_SCHEMA, ANALYSIS_SYSTEM, MAX_ANSWER_TOKENS, analysis_messages, handle
 
 MAX_LABELS = 10
 MAX_LABEL_CHARS = 100
 MAX_CONTEXT_CHARS = 1_000
 MAX_REASON_CHARS = 500
 DEFAULT_CONFIDENCE = 0.5
+# What a model must show before the graph trusts it to change what is there: a weak or hostile model names
+# links it cannot justify, and contradictions and neighbour updates rewrite or supersede the user's memories.
+MIN_LINK_CONFIDENCE = 0.2
+MIN_CONTRADICTION_CONFIDENCE = 0.8  # and the reason names a term of both notes
+MAX_UPDATES = 3  # neighbour updates per note; each reason names a term of the new note
+_HANDLE = re.compile(r"^[cp]\d{1,3}$", re.IGNORECASE)  # a candidate's handle is not a key term
+_INSTRUCTION_TERMS = content_terms([ANALYSIS_SYSTEM]).keys()
 LLM_ENTITY_CONFIDENCE = 0.8  # an entity the model named
 
 
@@ -59,8 +67,8 @@ class LLMAnalyser:
             return self._degraded(note, candidates, err)
         offered = {handle(i): hit.note.id for i, hit in enumerate(candidates)}
         offered.update({hit.note.id: hit.note.id for hit in candidates})
-        answer = _Answer(reply.data, offered)
-        keywords = answer.labels("keywords", reply.data.get("keywords"))
+        answer = _Answer(reply.data, offered, note, candidates)
+        keywords = answer.keywords()
         context = answer.context()
         if not keywords or context is None:  # the answer did not analyse the note: it is not an LLM analysis
             self.client.count_failure("analyse_note")
@@ -90,10 +98,34 @@ class LLMAnalyser:
 class _Answer:
     """Reads an LLM answer field by field, keeping what fits and saying why the rest was dropped."""
 
-    def __init__(self, data: dict[str, Any], offered: dict[str, str]) -> None:
+    def __init__(
+        self, data: dict[str, Any], offered: dict[str, str], note: NoteInput, candidates: Sequence[SearchHit]
+    ) -> None:
         self.data = data
         self.offered = offered
         self.dropped: list[str] = []
+        self._terms = content_terms([note.content]).keys()
+        self._their_terms = {hit.note.id: content_terms([hit.note.content]).keys() for hit in candidates}
+
+    def _names(self, text: str, terms: Any) -> bool:
+        """Whether `text` names one of `terms` (content-word stems)."""
+        return not terms.isdisjoint(content_terms([text]).keys())
+
+    def _copied(self, text: str) -> bool:
+        """Whether `text` only repeats the instructions (small models copy them): all its words are theirs
+        and none is the note's."""
+        terms = content_terms([text]).keys()
+        return bool(terms) and terms <= _INSTRUCTION_TERMS and terms.isdisjoint(self._terms)
+
+    def keywords(self) -> tuple[str, ...] | None:
+        """Key terms of the note: a candidate's handle or words of the instructions are not."""
+        labels = self.labels("keywords", self.data.get("keywords"))
+        if labels is None:
+            return None
+        kept = tuple(k for k in labels if not _HANDLE.match(k) and not self._copied(k))
+        if len(kept) < len(labels):
+            self.dropped.append(f"keywords: {len(labels) - len(kept)} are handles or words of the instructions")
+        return kept
 
     def labels(self, what: str, value: Any, *, optional: bool = False) -> tuple[str, ...] | None:
         """Distinct short strings; None (and a drop) when `value` is not a list, () when optional and absent."""
@@ -118,6 +150,9 @@ class _Answer:
         if not isinstance(value, str) or not value.strip() or len(value) > MAX_CONTEXT_CHARS:
             self.dropped.append("context: not a sentence of at most 1000 characters")
             return None
+        if self._copied(value):
+            self.dropped.append("context: repeats the instructions")
+            return None
         return " ".join(value.split())
 
     def links(self) -> tuple[ProposedLink, ...]:
@@ -136,6 +171,13 @@ class _Answer:
                 self.dropped.append(f"link to {target}: confidence {str(confidence)[:20]!r} is not in [0, 1]")
             elif not isinstance(reason, str):
                 self.dropped.append(f"link to {target}: reason is not text")
+            elif confidence < MIN_LINK_CONFIDENCE:
+                self.dropped.append(f"link to {target}: confidence {confidence} is below {MIN_LINK_CONFIDENCE}")
+            elif kind == "CONTRADICTS" and not self._contradiction_shown(target, confidence, reason):
+                self.dropped.append(
+                    f"link to {target}: a contradiction needs confidence {MIN_CONTRADICTION_CONFIDENCE} and a reason "
+                    "naming what both notes say"
+                )
             else:
                 links[(target, kind)] = ProposedLink(target, kind, reason.strip()[:MAX_REASON_CHARS], float(confidence))
         return tuple(links.values())
@@ -157,6 +199,12 @@ class _Answer:
                 self.dropped.append(f"{where}malformed tags or reason")
             elif not (context and context.strip()) and not add and not remove:
                 self.dropped.append(f"{where}changes nothing")
+            elif not self._names(reason, self._terms):
+                self.dropped.append(f"{where}its reason names nothing of the new note")
+            elif context and context.strip() and not self._names(context, self._their_terms.get(target, set())):
+                self.dropped.append(f"{where}its context names nothing of the note it rewrites")
+            elif len(updates) == MAX_UPDATES and target not in updates:
+                self.dropped.append(f"{where}past {MAX_UPDATES} updates for one note")
             else:
                 updates[target] = NeighbourUpdate(
                     id=target, reason=reason.strip()[:MAX_REASON_CHARS],
@@ -164,6 +212,12 @@ class _Answer:
                     add_tags=add, remove_tags=remove,
                 )
         return tuple(updates.values())
+
+    def _contradiction_shown(self, target: str, confidence: float, reason: str) -> bool:
+        return (
+            confidence >= MIN_CONTRADICTION_CONFIDENCE and self._names(reason, self._terms)
+            and self._names(reason, self._their_terms.get(target, set()))
+        )
 
     def entities(self) -> tuple[Mention, ...] | None:
         """The entities the answer names, as things (the extractor's kinds win: entities.extract.note_mentions;

@@ -112,12 +112,7 @@ class LLMClient:
     # -- internals --------------------------------------------------------------------------------
 
     def _send(self, operation: str, messages: list[dict[str, str]], schema: dict[str, Any], max_tokens: int) -> Any:
-        extra: dict[str, Any] = {}
-        if self.settings.structured:
-            extra["response_format"] = {
-                "type": "json_schema",
-                "json_schema": {"name": operation.replace("-", "_"), "schema": schema, "strict": True},
-            }
+        extra = _response_format(self.settings.response_format, operation, schema)
         for attempt in range(self.settings.max_retries + 1):
             self._add(operation, calls=1, retries=1 if attempt else 0)
             try:
@@ -199,6 +194,19 @@ class LLMClient:
             usage = self._usage.setdefault(operation, Usage())
             for name, amount in amounts.items():
                 setattr(usage, name, getattr(usage, name) + amount)
+
+
+def _response_format(dialect: str, operation: str, schema: dict[str, Any]) -> dict[str, Any]:
+    """The request's `response_format` in the server's dialect (settings.RESPONSE_FORMATS)."""
+    if dialect == "json_schema":
+        return {"response_format": {
+            "type": "json_schema", "json_schema": {"name": operation.replace("-", "_"), "schema": schema, "strict": True},
+        }}
+    if dialect == "json_object_schema":
+        return {"response_format": {"type": "json_object", "schema": schema}}
+    if dialect == "json_object":
+        return {"response_format": {"type": "json_object"}}
+    return {}
 
 
 def _asks_for_reasoning_parameters(err: openai.BadRequestError) -> bool:

@@ -64,8 +64,9 @@ def rake(text: str, limit: int = MAX_KEYWORDS) -> tuple[list[str], dict[str, flo
     return ranked[:limit], word_score
 
 
-def _terms(texts: Iterable[str]) -> dict[str, str]:
-    """Stem → first surface form, for the content words of `texts`."""
+def content_terms(texts: Iterable[str]) -> dict[str, str]:
+    """Stem → first surface form, for the content words of `texts` (also what an LLM's answer is checked
+    against: llm.analyser)."""
     terms: dict[str, str] = {}
     for text in texts:
         for phrase in _phrases(text):
@@ -84,7 +85,7 @@ class HeuristicAnalyser:
         speaker, body = split_speaker(note.content)
         keywords, word_score = rake(body)
         tags = self._tags(keywords, word_score)
-        mine = _terms([*keywords, *tags])
+        mine = content_terms([*keywords, *tags])
         links: list[ProposedLink] = []
         updates: list[NeighbourUpdate] = []
         for hit in candidates:
@@ -92,7 +93,7 @@ class HeuristicAnalyser:
             if link is None:
                 continue
             links.append(link)
-            theirs = _terms([split_speaker(hit.note.content)[1], *hit.note.keywords])
+            theirs = content_terms([split_speaker(hit.note.content)[1], *hit.note.keywords])
             new_tags = [t for t in tags if stem(t) in theirs and t not in hit.note.tags][:2]
             if new_tags:
                 updates.append(
@@ -127,7 +128,7 @@ class HeuristicAnalyser:
     def _link(hit: SearchHit, mine: dict[str, str]) -> ProposedLink | None:
         cosine = None if hit.vector_score is None else 2 * hit.vector_score - 1
         other = hit.note
-        theirs = _terms([split_speaker(other.content)[1], *other.keywords, *other.tags])
+        theirs = content_terms([split_speaker(other.content)[1], *other.keywords, *other.tags])
         shared = sorted(mine[s] for s in mine.keys() & theirs.keys())
         if cosine is None:
             qualifies = len(shared) >= 2  # found by words alone: ask for two of them
