@@ -68,6 +68,7 @@ class LLMSettings:
     concurrency: int = 4
     backoff_s: float = 0.5  # first retry waits up to this long, doubling each time
     response_format: str = "json_schema"  # how structured output is asked for: one of RESPONSE_FORMATS
+    examples: bool = False  # a worked example before each analysis (small local models need one)
 
     @property
     def configured(self) -> bool:
@@ -90,15 +91,25 @@ class LLMSettings:
             concurrency=_int(env, "AMEM_LLM_CONCURRENCY", 4, maximum=256),
             backoff_s=_number(env, "AMEM_LLM_BACKOFF", 0.5, 0.0, 60.0),
             response_format=_response_format(env),
+            examples=_switch(env, "AMEM_LLM_EXAMPLES", False),
         )
+
+
+def _switch(env: Mapping[str, str], name: str, default: bool) -> bool:
+    """An on/off setting: 1/true/yes/on or 0/false/no/off."""
+    raw = (env.get(name) or "").strip().lower()
+    if not raw:
+        return default
+    if raw not in ("1", "true", "yes", "on", "0", "false", "no", "off"):
+        raise InvalidInput(f"{name}={raw!r} must be on or off (1/0, true/false, yes/no)")
+    return raw in ("1", "true", "yes", "on")
 
 
 def _response_format(env: Mapping[str, str]) -> str:
     """AMEM_LLM_RESPONSE_FORMAT, else the older AMEM_LLM_STRUCTURED switch (off means none)."""
     value = (env.get("AMEM_LLM_RESPONSE_FORMAT") or "").strip().lower()
     if not value:
-        off = (env.get("AMEM_LLM_STRUCTURED") or "1").lower() in ("0", "false", "no", "off")
-        return "none" if off else "json_schema"
+        return "json_schema" if _switch(env, "AMEM_LLM_STRUCTURED", True) else "none"
     if value not in RESPONSE_FORMATS:
         raise InvalidInput(f"AMEM_LLM_RESPONSE_FORMAT must be one of {', '.join(RESPONSE_FORMATS)}, got {value!r}")
     return value

@@ -281,8 +281,33 @@ def test_a_weak_models_contradictions_and_updates_need_evidence(llm: ScriptedLLM
         assert expected in reasons
 
 
-def test_a_context_copied_from_the_instructions_degrades(llm: ScriptedLLM) -> None:
-    llm.script(Answer(json.dumps({"keywords": ["keywords"], "context": "one sentence: what NEW is about, who, when.",
-                                  "tags": [], "links": [], "neighbour_updates": []})))
-    result = LLMAnalyser(client(llm)).analyse(NoteInput(content="Max is a beagle.", id="new"), [])
+@pytest.mark.parametrize(
+    "context",
+    ["one sentence: what NEW is about, who, when.",  # the instructions
+     "Alice says her beagle Max learned to fetch a red ball.",  # the worked example
+     "Melanie plans to paint a sunrise over the lake."],  # a candidate
+)
+def test_a_context_copied_from_what_the_model_was_shown_degrades(llm: ScriptedLLM, context: str) -> None:
+    from amem_graph.models import Note, SearchHit
+
+    candidate = SearchHit(Note(id="n1", tenant="t", content="Melanie: I plan to paint a sunrise over the lake.",
+                               content_hash="h"), 0.9, 0.9, None)
+    llm.script(Answer(json.dumps({"keywords": ["keywords", "support group"], "context": context, "tags": [],
+                                  "links": [], "neighbour_updates": []})))
+    note = NoteInput(content="Caroline: The support group made me want to be a counselor.", id="new")
+    result = LLMAnalyser(client(llm, examples=True)).analyse(note, [candidate])
     assert result.analysis == "degraded" and "no usable keywords or context" in (result.degraded_reason or "")
+
+
+def test_the_worked_example_is_sent_when_asked_for(llm: ScriptedLLM) -> None:
+    from amem_graph.llm.prompts import ANALYSIS_EXAMPLE_ANSWER
+
+    llm.script(Answer(GOOD), Answer(GOOD))
+    note = NoteInput(content="Max is a beagle.", id="new")
+    LLMAnalyser(client(llm)).analyse(note, [])
+    LLMAnalyser(client(llm, examples=True)).analyse(note, [])
+    plain, shown = (request["messages"] for request in llm.requests)
+    assert [m["role"] for m in plain] == ["system", "user"]
+    assert [m["role"] for m in shown] == ["system", "user", "assistant", "user"]
+    assert shown[2]["content"] == ANALYSIS_EXAMPLE_ANSWER and shown[3] == plain[1]
+    assert LLMSettings.from_env({"AMEM_LLM_EXAMPLES": "on"}).examples and not LLMSettings.from_env({}).examples

@@ -1,12 +1,16 @@
 """`bench llm-cost`: LLM calls and tokens per added note (or, `--mode tiers`, per dialogue turn through the
 MemoryOS tiers), and add latency without the LLM's time, over one LoCoMo conversation through the scripted
-OpenAI-compatible server."""
+OpenAI-compatible server, or through the configured endpoint (`--llm configured`: a real model's latency,
+token counts by its own tokenizer, and how often its answers degrade to the heuristic)."""
 
 from __future__ import annotations
 
 import json
 import time
 import uuid
+from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +19,7 @@ from ..embedding import Embedder
 from ..llm import LLMAnalyser, LLMClient
 from ..llm.prompts import ANALYSIS_SCHEMA, PROMPT_VERSION
 from ..llm.tokens import TOKENIZER, count_tokens
+from ..errors import LLMNotConfigured
 from ..settings import LLMSettings, Settings
 from . import locomo
 from .scripted_llm import ScriptedLLM
@@ -22,22 +27,38 @@ from .timing import TimedEmbedder, percentiles
 
 OPERATION = "analyse_note"
 WARMUP_NOTES = 20  # planned statements and JIT, as in a long-running service; not counted
+WARMUP_NOTES_REAL_MODEL = 2  # a real model's seconds an answer buy little warm-up
+LLM_SOURCES = ("scripted", "configured")
+
+
+@contextmanager
+def llm_settings(settings: Settings, source: str) -> Iterator[LLMSettings]:
+    """The scripted server on loopback, or the endpoint AMEM_LLM_* configure."""
+    if source == "configured":
+        if not settings.llm.configured:
+            raise LLMNotConfigured("--llm configured needs AMEM_LLM_BASE_URL (e.g. eval \"$(amem-graph llm env)\")")
+        yield settings.llm
+        return
+    with ScriptedLLM() as llm:
+        yield LLMSettings(base_url=llm.base_url, model="scripted", backoff_s=0.0)
 
 
 def run(settings: Settings, data: Path, *, conversation: str | None = None, limit: int | None = None,
-        keep: bool = False) -> dict[str, Any]:
+        keep: bool = False, llm: str = "scripted") -> dict[str, Any]:
     chosen = locomo.pick(locomo.load(data), conversation)
     notes = locomo.turns(chosen)[:limit]
     tenant = f"bench-llm-{uuid.uuid4().hex[:12]}"
-    with ScriptedLLM() as llm:
-        llm_client = LLMClient(LLMSettings(base_url=llm.base_url, model="scripted", backoff_s=0.0))
+    warmup_notes = WARMUP_NOTES if llm == "scripted" else WARMUP_NOTES_REAL_MODEL
+    analyses: Counter[str] = Counter()
+    with llm_settings(settings, llm) as endpoint:
+        llm_client = LLMClient(endpoint)
         embedder = TimedEmbedder(Embedder.of(settings))
         with llm_client, AgenticMemory(
             settings, tenant=tenant, analyser=LLMAnalyser(llm_client), embedder=embedder
         ) as memory:
             warmup = f"{tenant}-warmup"
             try:
-                for note in notes[:WARMUP_NOTES]:
+                for note in notes[:warmup_notes]:
                     memory.add(note.content, source=note.source, event_time=note.event_time, tenant=warmup)
             finally:
                 memory.admin.delete_tenant(warmup)
@@ -49,7 +70,8 @@ def run(settings: Settings, data: Path, *, conversation: str | None = None, limi
                 for note in notes:
                     llm_before, embed_before = llm_client.usage()[OPERATION]["seconds"], embedder.seconds
                     began = time.perf_counter()
-                    memory.add(note.content, source=note.source, event_time=note.event_time)
+                    added = memory.add(note.content, source=note.source, event_time=note.event_time)
+                    analyses[added.analysis or "none"] += 1
                     total = time.perf_counter() - began
                     spent = llm_client.usage()[OPERATION]["seconds"] - llm_before
                     add_ms.append((total - spent) * 1000)
@@ -71,7 +93,9 @@ def run(settings: Settings, data: Path, *, conversation: str | None = None, limi
         "tokens_per_note": round((usage["prompt_tokens"] + usage["completion_tokens"]) / n, 1),
         "prompt_tokens_per_note": round(usage["prompt_tokens"] / n, 1),
         "completion_tokens_per_note": round(usage["completion_tokens"] / n, 1),
-        "tokenizer": TOKENIZER,
+        "llm": llm, "model": endpoint.model, "response_format": endpoint.response_format,
+        "analyses": dict(analyses), "degrade_rate": round(analyses["degraded"] / n, 4),
+        "tokenizer": TOKENIZER if llm == "scripted" else "the server's usage (the model's own tokenizer)",
         "schema_tokens_in_prompt": count_tokens(json.dumps(ANALYSIS_SCHEMA, separators=(",", ":"))),
         "prompt_version": PROMPT_VERSION,
         "entities": entities,  # the extractor beside the LLM's names
@@ -81,7 +105,7 @@ def run(settings: Settings, data: Path, *, conversation: str | None = None, limi
         "add_ms_without_embedding": percentiles([a - e for a, e in zip(add_ms, embed_ms, strict=True)]),
         "llm_ms": percentiles(llm_ms),
         "failures": int(usage["failures"]),
-        "warmup_notes": min(WARMUP_NOTES, n),
+        "warmup_notes": min(warmup_notes, n),
         "links": stats.relationships,
         "note_versions": stats.labels.get("NoteVersion", 0),
         "tenant": tenant if keep else None,
@@ -92,7 +116,7 @@ TIER_OPERATIONS = ("tier_turn", "tier_segment", "tier_persona", OPERATION)
 
 
 def run_tiers(settings: Settings, data: Path, *, conversation: str | None = None, limit: int | None = None,
-              keep: bool = False) -> dict[str, Any]:
+              keep: bool = False, llm: str = "scripted") -> dict[str, Any]:
     """Every turn through `add_turn` with the LLM path on: continuity and chain summary per turn, a segment
     summary per page leaving the STM, persona extraction and note analysis per promotion. Sessions are
     flushed as they end, as `bench locomo --mode tiers` does: a flush's LLM calls are counted, its time is
@@ -100,8 +124,8 @@ def run_tiers(settings: Settings, data: Path, *, conversation: str | None = None
     chosen = locomo.pick(locomo.load(data), conversation)
     turns = locomo.turns(chosen)[:limit]
     tenant = f"bench-llm-tiers-{uuid.uuid4().hex[:12]}"
-    with ScriptedLLM() as llm:
-        llm_client = LLMClient(LLMSettings(base_url=llm.base_url, model="scripted", backoff_s=0.0))
+    with llm_settings(settings, llm) as endpoint:
+        llm_client = LLMClient(endpoint)
         with llm_client, AgenticMemory(settings, tenant=tenant, analyser=LLMAnalyser(llm_client)) as memory:
             def llm_seconds() -> float:
                 return sum(u["seconds"] for u in llm_client.usage().values())
@@ -135,7 +159,8 @@ def run_tiers(settings: Settings, data: Path, *, conversation: str | None = None
     return {
         "benchmark": "llm-cost", "mode": "tiers", "conversation": chosen.get("sample_id"), "turns": n,
         "calls_per_turn": round(calls / n, 4), "tokens_per_turn": round(tokens / n, 1),
-        "per_operation": per_operation, "tokenizer": TOKENIZER,
+        "per_operation": per_operation, "llm": llm, "model": endpoint.model,
+        "tokenizer": TOKENIZER if llm == "scripted" else "the server's usage (the model's own tokenizer)",
         "add_turn_ms": percentiles(turn_ms),  # the whole add_turn (and flush) except the LLM calls
         "llm_ms": percentiles(llm_ms),
         "segments": len(segments), "promoted_segments": sum(1 for s in segments if s.promotions),

@@ -30,6 +30,7 @@ from .notes import memory
 app = typer.Typer(help="Benchmarks; each prints JSON (and writes it to --json PATH).")
 StoreChoice = choices("StoreChoice", ("neo4j", "embedded", "both"))
 CostMode = choices("CostMode", ("notes", "tiers"))
+LLMSource = choices("LLMSource", llm_cost_bench.LLM_SOURCES)
 RecallMode = choices("RecallMode", ("notes", "tiers", "both"))
 StoreOption = Annotated[
     StoreChoice | None,  # type: ignore[valid-type]
@@ -210,14 +211,17 @@ def llm_cost(
     data: Annotated[Path, typer.Option(help="LoCoMo JSON, e.g. ../shared/data/locomo/locomo-dev.json")],
     json_out: JsonOutOption = None,
     conversation: Annotated[str | None, typer.Option(help="sample_id [default: the first]")] = None,
-    limit: Annotated[int | None, typer.Option(min=1, help="Only the first N turns")] = None,
+    limit: Annotated[int | None, typer.Option("--turns", "--limit", min=1, help="Only the first N turns")] = None,
     keep: Annotated[bool, typer.Option(help="Keep the benchmark tenant instead of deleting it")] = False,
     mode: Annotated[CostMode, typer.Option(  # type: ignore[valid-type]
         help="notes: add per turn; tiers: add_turn through the MemoryOS tiers")] = "notes",
+    llm: Annotated[LLMSource, typer.Option(  # type: ignore[valid-type]
+        help="scripted: the scripted server (tokens and overhead); configured: the AMEM_LLM_* endpoint, a real "
+             "model's latency and degrade rate")] = "scripted",
 ) -> None:
-    """LLM calls and tokens per added note (or turn), latency without LLM time (scripted LLM, one conversation)."""
+    """LLM calls and tokens per added note (or turn), latency without LLM time, over one conversation."""
     bench = llm_cost_bench.run if mode == "notes" else llm_cost_bench.run_tiers
-    result = bench(Settings.from_env(), data, conversation=conversation, limit=limit, keep=keep)
+    result = bench(Settings.from_env(), data, conversation=conversation, limit=limit, keep=keep, llm=llm.value)
     print_json(result, also_to=json_out)
 
 

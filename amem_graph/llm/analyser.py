@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Sequence
+from collections.abc import Sequence, Set
 from dataclasses import replace
 from typing import Any, Protocol
 
@@ -22,7 +22,15 @@ from ..models import (
 )
 from .client import LLMClient
 from .heuristic import HeuristicAnalyser, content_terms
-from .prompts import ANALYSIS_SCHEMA, ANALYSIS_SYSTEM, MAX_ANSWER_TOKENS, analysis_messages, handle
+from .prompts import (
+    ANALYSIS_EXAMPLE_ANSWER,
+    ANALYSIS_EXAMPLE_USER,
+    ANALYSIS_SCHEMA,
+    ANALYSIS_SYSTEM,
+    MAX_ANSWER_TOKENS,
+    analysis_messages,
+    handle,
+)
 
 MAX_LABELS = 10
 MAX_LABEL_CHARS = 100
@@ -36,6 +44,7 @@ MIN_CONTRADICTION_CONFIDENCE = 0.8  # and the reason names a term of both notes
 MAX_UPDATES = 3  # neighbour updates per note; each reason names a term of the new note
 _HANDLE = re.compile(r"^[cp]\d{1,3}$", re.IGNORECASE)  # a candidate's handle is not a key term
 _INSTRUCTION_TERMS = content_terms([ANALYSIS_SYSTEM]).keys()
+_EXAMPLE_TERMS = _INSTRUCTION_TERMS | content_terms([ANALYSIS_EXAMPLE_USER, ANALYSIS_EXAMPLE_ANSWER]).keys()
 LLM_ENTITY_CONFIDENCE = 0.8  # an entity the model named
 
 
@@ -61,13 +70,15 @@ class LLMAnalyser:
     def analyse(self, note: NoteInput, candidates: Sequence[SearchHit]) -> NoteAnalysis:
         try:
             reply = self.client.complete_json(
-                "analyse_note", analysis_messages(note, candidates), ANALYSIS_SCHEMA, max_tokens=MAX_ANSWER_TOKENS
+                "analyse_note", analysis_messages(note, candidates, example=self.client.settings.examples),
+                ANALYSIS_SCHEMA, max_tokens=MAX_ANSWER_TOKENS,
             )
         except LLMError as err:
             return self._degraded(note, candidates, err)
         offered = {handle(i): hit.note.id for i, hit in enumerate(candidates)}
         offered.update({hit.note.id: hit.note.id for hit in candidates})
-        answer = _Answer(reply.data, offered, note, candidates)
+        shown = _EXAMPLE_TERMS if self.client.settings.examples else _INSTRUCTION_TERMS
+        answer = _Answer(reply.data, offered, note, candidates, shown)
         keywords = answer.keywords()
         context = answer.context()
         if not keywords or context is None:  # the answer did not analyse the note: it is not an LLM analysis
@@ -99,9 +110,11 @@ class _Answer:
     """Reads an LLM answer field by field, keeping what fits and saying why the rest was dropped."""
 
     def __init__(
-        self, data: dict[str, Any], offered: dict[str, str], note: NoteInput, candidates: Sequence[SearchHit]
+        self, data: dict[str, Any], offered: dict[str, str], note: NoteInput, candidates: Sequence[SearchHit],
+        instructions: Set[str],
     ) -> None:
         self.data = data
+        self._instructions = instructions  # the words of what the model was told (and shown, as an example)
         self.offered = offered
         self.dropped: list[str] = []
         self._terms = content_terms([note.content]).keys()
@@ -112,19 +125,21 @@ class _Answer:
         return not terms.isdisjoint(content_terms([text]).keys())
 
     def _copied(self, text: str) -> bool:
-        """Whether `text` only repeats the instructions (small models copy them): all its words are theirs
-        and none is the note's."""
+        """Whether `text` only repeats the instructions or one candidate (small models copy what they were
+        shown): none of its words is the note's, and all are the instructions' or that candidate's."""
         terms = content_terms([text]).keys()
-        return bool(terms) and terms <= _INSTRUCTION_TERMS and terms.isdisjoint(self._terms)
+        if not terms or not terms.isdisjoint(self._terms):
+            return False
+        return terms <= self._instructions or any(terms <= theirs for theirs in self._their_terms.values())
 
     def keywords(self) -> tuple[str, ...] | None:
-        """Key terms of the note: a candidate's handle or words of the instructions are not."""
+        """Key terms of the note: a candidate's handle, or words only of the instructions or of a candidate, are not."""
         labels = self.labels("keywords", self.data.get("keywords"))
         if labels is None:
             return None
         kept = tuple(k for k in labels if not _HANDLE.match(k) and not self._copied(k))
         if len(kept) < len(labels):
-            self.dropped.append(f"keywords: {len(labels) - len(kept)} are handles or words of the instructions")
+            self.dropped.append(f"keywords: {len(labels) - len(kept)} are handles, or words of the instructions or a candidate only")
         return kept
 
     def labels(self, what: str, value: Any, *, optional: bool = False) -> tuple[str, ...] | None:
@@ -151,7 +166,7 @@ class _Answer:
             self.dropped.append("context: not a sentence of at most 1000 characters")
             return None
         if self._copied(value):
-            self.dropped.append("context: repeats the instructions")
+            self.dropped.append("context: repeats the instructions or a candidate")
             return None
         return " ".join(value.split())
 

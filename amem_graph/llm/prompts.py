@@ -3,6 +3,7 @@ which each Evolution records, so answers can be traced to the prompt that produc
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Sequence
 from datetime import datetime
@@ -23,6 +24,20 @@ tags: 2-5 lowercase topic tags.
 links: NEW to related candidates: target_id, type ({"|".join(sorted(LINK_TYPES))}), reason naming the shared evidence, confidence 0-1. CONTRADICTS only if NEW makes the candidate untrue.
 neighbour_updates: candidates whose context or tags NEW changes: id, context (new sentence or null), add_tags, remove_tags, reason. Only for real new information.
 entities: the people, pets, places and things NEW names."""
+
+
+# A worked example, sent before the note when AMEM_LLM_EXAMPLES is on: small local models copy the instructions
+# into the answer without it, and follow the answer's shape with it. Large models need no example.
+ANALYSIS_EXAMPLE_USER = """NEW: Alice: My beagle Max learned to fetch the red ball today!
+CANDIDATES:
+c1: Alice: We adopted a beagle puppy named Max last spring.
+c2: Bob: I started a new job at the bakery downtown."""
+ANALYSIS_EXAMPLE_ANSWER = json.dumps({
+    "keywords": ["beagle", "Max", "fetch", "red ball"],
+    "context": "Alice says her beagle Max learned to fetch a red ball.", "tags": ["pets", "dog training"],
+    "links": [{"target_id": "c1", "type": "ELABORATES", "reason": "both about Alice's beagle Max", "confidence": 0.9}],
+    "neighbour_updates": [], "entities": ["Alice", "Max"],
+})
 
 
 def _strings() -> dict[str, Any]:
@@ -53,7 +68,9 @@ def handle(position: int) -> str:
     return f"c{position + 1}"
 
 
-def analysis_messages(note: NoteInput, candidates: Sequence[SearchHit]) -> list[dict[str, str]]:
+def analysis_messages(
+    note: NoteInput, candidates: Sequence[SearchHit], *, example: bool = False
+) -> list[dict[str, str]]:
     lines = [f"NEW: {_text(note.content, note.event_time, MAX_NOTE_CHARS)}", "CANDIDATES:" if candidates else "CANDIDATES: none"]
     for position, hit in enumerate(candidates):
         other = hit.note
@@ -63,7 +80,11 @@ def analysis_messages(note: NoteInput, candidates: Sequence[SearchHit]) -> list[
         if other.tags:
             parts.append("tags: " + ", ".join(other.tags))
         lines.append(" | ".join(parts))
-    return [{"role": "system", "content": ANALYSIS_SYSTEM}, {"role": "user", "content": "\n".join(lines)}]
+    shown = [{"role": "user", "content": ANALYSIS_EXAMPLE_USER}, {"role": "assistant", "content": ANALYSIS_EXAMPLE_ANSWER}]
+    return [
+        {"role": "system", "content": ANALYSIS_SYSTEM}, *(shown if example else []),
+        {"role": "user", "content": "\n".join(lines)},
+    ]
 
 
 def _text(content: str, when: datetime | None, limit: int) -> str:

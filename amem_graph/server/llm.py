@@ -31,7 +31,7 @@ LLAMA_CPP_VERSION = "0.3.36"
 # A portable build: llama.cpp's default (-march=native) can emit instructions that a CPU advertises but a
 # virtual machine's process may not run (AVX-512, AMX), which ends inference with an invalid-opcode trap.
 PORTABLE_CMAKE_ARGS = (
-    "-DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_AVX512=OFF "
+    "-DGGML_NATIVE=OFF -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_AVX512=OFF "
     "-DGGML_AMX_TILE=OFF -DGGML_AMX_INT8=OFF -DGGML_AMX_BF16=OFF -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF"
 )
 # The small model the tests and a first try use: SmolLM2-135M-Instruct (Q4_1), whose GGUF file comes inside a
@@ -107,7 +107,7 @@ class LLMConnection:
         values = {
             "AMEM_LLM_BASE_URL": self.base_url, "AMEM_LLM_API_KEY": self.api_key, "AMEM_LLM_MODEL": self.model,
             "AMEM_LLM_RESPONSE_FORMAT": RESPONSE_FORMAT, "AMEM_LLM_TIMEOUT": str(ENGINE_TIMEOUT_S),
-            "AMEM_LLM_CONCURRENCY": str(ENGINE_CONCURRENCY),
+            "AMEM_LLM_CONCURRENCY": str(ENGINE_CONCURRENCY), "AMEM_LLM_EXAMPLES": "1",
         }
         return "\n".join(f"export {name}={shlex.quote(value)}" for name, value in values.items())
 
