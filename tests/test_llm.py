@@ -285,7 +285,8 @@ def test_a_weak_models_contradictions_and_updates_need_evidence(llm: ScriptedLLM
     "context",
     ["one sentence: what NEW is about, who, when.",  # the instructions
      "Alice says her beagle Max learned to fetch a red ball.",  # the worked example
-     "Melanie plans to paint a sunrise over the lake."],  # a candidate
+     "Melanie plans to paint a sunrise over the lake.",  # a candidate
+     "Melanie has a counseling job."],  # a candidate's name, and nothing of the note
 )
 def test_a_context_copied_from_what_the_model_was_shown_degrades(llm: ScriptedLLM, context: str) -> None:
     from amem_graph.models import Note, SearchHit

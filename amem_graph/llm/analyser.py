@@ -125,21 +125,21 @@ class _Answer:
         return not terms.isdisjoint(content_terms([text]).keys())
 
     def _copied(self, text: str) -> bool:
-        """Whether `text` only repeats the instructions or one candidate (small models copy what they were
-        shown): none of its words is the note's, and all are the instructions' or that candidate's."""
+        """Whether `text` was taken from what the model was shown rather than from the note (small models copy
+        the instructions, the example or a candidate): it names nothing of the note, and something of those."""
         terms = content_terms([text]).keys()
         if not terms or not terms.isdisjoint(self._terms):
             return False
-        return terms <= self._instructions or any(terms <= theirs for theirs in self._their_terms.values())
+        return not terms.isdisjoint(self._instructions) or any(not terms.isdisjoint(t) for t in self._their_terms.values())
 
     def keywords(self) -> tuple[str, ...] | None:
-        """Key terms of the note: a candidate's handle, or words only of the instructions or of a candidate, are not."""
+        """Key terms of the note: a candidate's handle, or words taken from the instructions or a candidate, are not."""
         labels = self.labels("keywords", self.data.get("keywords"))
         if labels is None:
             return None
         kept = tuple(k for k in labels if not _HANDLE.match(k) and not self._copied(k))
         if len(kept) < len(labels):
-            self.dropped.append(f"keywords: {len(labels) - len(kept)} are handles, or words of the instructions or a candidate only")
+            self.dropped.append(f"keywords: {len(labels) - len(kept)} are handles or taken from the instructions or a candidate")
         return kept
 
     def labels(self, what: str, value: Any, *, optional: bool = False) -> tuple[str, ...] | None:
