@@ -16,10 +16,10 @@ from typing import Any
 
 from ..api import AgenticMemory
 from ..embedding import Embedder
+from ..errors import LLMNotConfigured
 from ..llm import LLMAnalyser, LLMClient
 from ..llm.prompts import ANALYSIS_SCHEMA, PROMPT_VERSION
 from ..llm.tokens import TOKENIZER, count_tokens
-from ..errors import LLMNotConfigured
 from ..settings import LLMSettings, Settings
 from . import locomo
 from .scripted_llm import ScriptedLLM

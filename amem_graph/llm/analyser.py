@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Sequence, Set
+from collections.abc import Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import replace
 from typing import Any, Protocol
 
@@ -111,7 +112,7 @@ class _Answer:
 
     def __init__(
         self, data: dict[str, Any], offered: dict[str, str], note: NoteInput, candidates: Sequence[SearchHit],
-        instructions: Set[str],
+        instructions: AbstractSet[str],
     ) -> None:
         self.data = data
         self._instructions = instructions  # the words of what the model was told (and shown, as an example)

@@ -14,7 +14,6 @@ import json
 import os
 import shlex
 import shutil
-import signal
 import subprocess
 import sys
 import time
@@ -25,7 +24,7 @@ from pathlib import Path
 
 from ..errors import ServerError
 from ..secret import secret_file
-from .local import _alive, _cause, _read, free_port
+from .local import _cause, _read, free_port, running_pid, terminate
 
 LLAMA_CPP_VERSION = "0.3.36"
 # A portable build: llama.cpp's default (-march=native) can emit instructions that a CPU advertises but a
@@ -139,12 +138,7 @@ class LocalLLM:
 
     def pid(self) -> int | None:
         """The pid of this folder's running server, or None (a stale pid file is ignored)."""
-        try:
-            pid = int(self._pid_file.read_text().strip())
-            cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace")
-        except (FileNotFoundError, ValueError, ProcessLookupError, PermissionError):
-            return None
-        return pid if "llama_cpp.server" in cmdline and str(self.config_file) in cmdline else None
+        return running_pid(self._pid_file, lambda cmdline: "llama_cpp.server" in cmdline and str(self.config_file) in cmdline)
 
     def start(
         self, *, model: Path | None = None, port: int | None = None, context: int = DEFAULT_CONTEXT,
@@ -157,7 +151,7 @@ class LocalLLM:
             raise ServerError("llama-cpp-python's server is not installed: run `amem-graph llm install`")
         path = (model or bundled_model())
         if path is None:
-            raise ServerError(f"no model: pass --model PATH (a GGUF file) or install the default with `amem-graph llm install`")
+            raise ServerError("no model: pass --model PATH (a GGUF file) or install the default with `amem-graph llm install`")
         path = Path(path).expanduser().resolve()
         if not path.is_file():
             raise ServerError(f"model file {path} does not exist")
@@ -191,20 +185,7 @@ class LocalLLM:
 
     def stop(self, timeout: float = 30.0) -> bool:
         """Stop the server; False if none was running. Escalates to SIGKILL after `timeout`."""
-        pid = self.pid()
-        if pid is None:
-            self._pid_file.unlink(missing_ok=True)
-            return False
-        os.kill(pid, signal.SIGTERM)
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline and _alive(pid):
-            time.sleep(0.1)
-        if _alive(pid):
-            os.kill(pid, signal.SIGKILL)
-            while _alive(pid):
-                time.sleep(0.1)
-        self._pid_file.unlink(missing_ok=True)
-        return True
+        return terminate(self.pid(), self._pid_file, timeout)
 
     def status(self) -> dict[str, object]:
         state = self.state() or {}

@@ -18,7 +18,7 @@ import subprocess
 import tempfile
 import time
 import zipfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -192,12 +192,7 @@ class LocalNeo4j:
 
     def pid(self) -> int | None:
         """The pid of this folder's running server, or None (a stale pid file is ignored)."""
-        try:
-            pid = int(self._pid_file.read_text().strip())
-            cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace")
-        except (FileNotFoundError, ValueError, ProcessLookupError, PermissionError):
-            return None
-        return pid if any(e in cmdline for e in ENTRY_POINTS) and str(self.dir) in cmdline else None
+        return running_pid(self._pid_file, lambda cmdline: any(e in cmdline for e in ENTRY_POINTS) and str(self.dir) in cmdline)
 
     def start(self, *, bolt_port: int = 7687, http_port: int = 7474, timeout: float = 180.0) -> ConnectionInfo:
         """Start the server (or return the running one) and wait until Bolt accepts the password."""
@@ -235,20 +230,7 @@ class LocalNeo4j:
 
     def stop(self, timeout: float = 60.0) -> bool:
         """Stop the server; False if none was running. Escalates to SIGKILL after `timeout`."""
-        pid = self.pid()
-        if pid is None:
-            self._pid_file.unlink(missing_ok=True)
-            return False
-        os.kill(pid, signal.SIGTERM)
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline and _alive(pid):
-            time.sleep(0.2)
-        if _alive(pid):
-            os.kill(pid, signal.SIGKILL)
-            while _alive(pid):
-                time.sleep(0.1)
-        self._pid_file.unlink(missing_ok=True)
-        return True
+        return terminate(self.pid(), self._pid_file, timeout)
 
     def status(self) -> dict[str, object]:
         info = self.connection()
@@ -395,6 +377,34 @@ def _port_open(port: int) -> bool:
             return True
     except OSError:
         return False
+
+
+def running_pid(pid_file: Path, ours: Callable[[str], bool]) -> int | None:
+    """The pid in `pid_file` if that process runs and its command line is `ours` (a pid file outlives its
+    process, and the pid may have gone to another)."""
+    try:
+        pid = int(pid_file.read_text().strip())
+        cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace")
+    except (FileNotFoundError, ValueError, ProcessLookupError, PermissionError):
+        return None
+    return pid if ours(cmdline) else None
+
+
+def terminate(pid: int | None, pid_file: Path, timeout: float) -> bool:
+    """SIGTERM, then SIGKILL after `timeout`; the pid file goes either way. False if nothing ran."""
+    if pid is None:
+        pid_file.unlink(missing_ok=True)
+        return False
+    os.kill(pid, signal.SIGTERM)
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline and _alive(pid):
+        time.sleep(0.2)
+    if _alive(pid):
+        os.kill(pid, signal.SIGKILL)
+        while _alive(pid):
+            time.sleep(0.1)
+    pid_file.unlink(missing_ok=True)
+    return True
 
 
 def _alive(pid: int) -> bool:
