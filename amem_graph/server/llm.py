@@ -31,7 +31,9 @@ LLAMA_CPP_VERSION = "0.3.36"
 # virtual machine's process may not run (AVX-512, AMX), which ends inference with an invalid-opcode trap.
 PORTABLE_CMAKE_ARGS = (
     "-DGGML_NATIVE=OFF -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_AVX512=OFF "
-    "-DGGML_AMX_TILE=OFF -DGGML_AMX_INT8=OFF -DGGML_AMX_BF16=OFF -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF"
+    "-DGGML_AMX_TILE=OFF -DGGML_AMX_INT8=OFF -DGGML_AMX_BF16=OFF -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF "
+    # Text only: the multimodal library (mtmd) is loaded by image chat handlers alone; a sixth less to compile.
+    "-DLLAMA_BUILD_TOOLS=OFF -DLLAVA_BUILD=OFF"
 )
 # The small model the tests and a first try use: SmolLM2-135M-Instruct (Q4_1), whose GGUF file comes inside a
 # wheel on the package registry (only the file is used: the package's own code needs other packages).
