@@ -179,6 +179,7 @@ class LocalLLM:
             proc = subprocess.Popen(
                 [sys.executable, "-m", "llama_cpp.server", "--config_file", str(self.config_file)],
                 stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True, cwd=self.dir,
+                env={**os.environ, "PYTHONUNBUFFERED": "1"},  # the log shows each request as it is answered
             )
         self._pid_file.write_text(str(proc.pid))
         info = self._running()
