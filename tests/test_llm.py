@@ -312,3 +312,16 @@ def test_the_worked_example_is_sent_when_asked_for(llm: ScriptedLLM) -> None:
     assert [m["role"] for m in shown] == ["system", "user", "assistant", "user"]
     assert shown[2]["content"] == ANALYSIS_EXAMPLE_ANSWER and shown[3] == plain[1]
     assert LLMSettings.from_env({"AMEM_LLM_EXAMPLES": "on"}).examples and not LLMSettings.from_env({}).examples
+
+
+def test_client_learns_the_json_object_form_from_a_server_that_refuses_json_schema(llm: ScriptedLLM) -> None:
+    refusal = ("1 validation error: {'type': 'literal_error', 'loc': ('body', 'response_format', 'type'), "
+               "'msg': \"Input should be 'text' or 'json_object'\", 'input': 'json_schema'}")
+    llm.script(Fault(500, message=refusal), Answer(GOOD), Answer(GOOD))
+    the_client = client(llm)
+    for _ in range(2):
+        assert the_client.complete_json("op", MESSAGES, ANALYSIS_SCHEMA, max_tokens=50).data["context"] == "About Max."
+    formats = [request["response_format"] for request in llm.requests]
+    assert formats[0]["type"] == "json_schema"
+    assert formats[1:] == [{"type": "json_object", "schema": ANALYSIS_SCHEMA}] * 2  # learnt once, then kept
+    assert the_client.usage()["op"]["failures"] == 0

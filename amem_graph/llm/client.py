@@ -65,8 +65,10 @@ class LLMClient:
         self._lock = threading.Lock()
         self._usage: dict[str, Usage] = {}
         self._sleep = sleep
-        # Reasoning models refuse max_tokens and temperature: learnt from the first refusal, then kept.
+        # Reasoning models refuse max_tokens and temperature, and llama.cpp's servers OpenAI's json_schema form:
+        # learnt from the first refusal, then kept.
         self._reasoning_parameters = False
+        self._dialect = settings.response_format
 
     def complete_json(
         self, operation: str, messages: list[dict[str, str]], schema: dict[str, Any], *, max_tokens: int
@@ -112,9 +114,9 @@ class LLMClient:
     # -- internals --------------------------------------------------------------------------------
 
     def _send(self, operation: str, messages: list[dict[str, str]], schema: dict[str, Any], max_tokens: int) -> Any:
-        extra = _response_format(self.settings.response_format, operation, schema)
         for attempt in range(self.settings.max_retries + 1):
             self._add(operation, calls=1, retries=1 if attempt else 0)
+            extra = _response_format(self._dialect, operation, schema)
             try:
                 try:
                     return self._create(messages, max_tokens, extra)
@@ -125,6 +127,14 @@ class LLMClient:
                     event("llm_parameters", logging.INFO, model=self.model, now="max_completion_tokens, no temperature")
                     self._add(operation, calls=1)
                     return self._create(messages, max_tokens, extra)
+                except openai.APIStatusError as err:
+                    if self._dialect != "json_schema" or not _asks_for_json_object(err):
+                        raise
+                    # llama.cpp's servers refuse OpenAI's form with 400 or 500, naming the one they take.
+                    self._dialect = "json_object_schema"
+                    event("llm_parameters", logging.INFO, model=self.model, now="response_format json_object with schema")
+                    self._add(operation, calls=1)
+                    return self._create(messages, max_tokens, _response_format(self._dialect, operation, schema))
             except (ValueError, openai.APIResponseValidationError) as err:  # a 200 whose body is not a completion
                 self._add(operation, prompt_tokens=count_prompt_tokens(messages))  # the request was still read
                 raise LLMError("malformed", f"unreadable answer from {self.settings.base_url}: {err!r}"[:300]) from None
@@ -207,6 +217,13 @@ def _response_format(dialect: str, operation: str, schema: dict[str, Any]) -> di
     if dialect == "json_object":
         return {"response_format": {"type": "json_object"}}
     return {}
+
+
+def _asks_for_json_object(err: openai.APIStatusError) -> bool:
+    """A server that takes only `json_object` says so when sent `json_schema` (llama-cpp-python: HTTP 500,
+    "Input should be 'text' or 'json_object'")."""
+    text = str(getattr(err, "message", err))
+    return err.status_code in (400, 422, 500) and "json_object" in text and "json_schema" in text
 
 
 def _asks_for_reasoning_parameters(err: openai.BadRequestError) -> bool:
