@@ -214,11 +214,38 @@ def test_an_answer_without_entities_leaves_them_to_the_extractor(llm: ScriptedLL
     assert LLMAnalyser(client(llm)).analyse(NoteInput(content="Max is a beagle.", id="new"), []).entities is None
 
 
+def _bounded_schema() -> dict:
+    """ANALYSIS_SCHEMA as llama.cpp's dialect sends it, written out where it differs."""
+    import copy
+
+    schema = copy.deepcopy(ANALYSIS_SCHEMA)
+    props = schema["properties"]
+    for name in ("keywords", "tags", "entities"):
+        props[name].update(maxItems=8)
+        props[name]["items"].update(maxLength=500)
+    props["context"].update(maxLength=500)
+    for name in ("links", "neighbour_updates"):
+        props[name].update(maxItems=8)
+    link = props["links"]["items"]["properties"]
+    link["target_id"].update(maxLength=500)
+    link["reason"].update(maxLength=500)  # the type is an enum: not bounded
+    update = props["neighbour_updates"]["items"]["properties"]
+    for name in ("id", "context", "reason"):
+        update[name].update(maxLength=500)  # context is a string or null
+    for name in ("add_tags", "remove_tags"):
+        update[name].update(maxItems=8)
+        update[name]["items"].update(maxLength=500)
+    return schema
+
+
+BOUNDED = _bounded_schema()
+
+
 @pytest.mark.parametrize(
     ("dialect", "expected"),
     [
         ("json_schema", {"type": "json_schema", "json_schema": {"name": "analyse_note", "schema": ANALYSIS_SCHEMA, "strict": True}}),
-        ("json_object_schema", {"type": "json_object", "schema": ANALYSIS_SCHEMA}),  # llama.cpp's servers
+        ("json_object_schema", {"type": "json_object", "schema": BOUNDED}),  # llama.cpp's servers
         ("json_object", {"type": "json_object"}),
         ("none", None),
     ],
@@ -323,5 +350,5 @@ def test_client_learns_the_json_object_form_from_a_server_that_refuses_json_sche
         assert the_client.complete_json("op", MESSAGES, ANALYSIS_SCHEMA, max_tokens=50).data["context"] == "About Max."
     formats = [request["response_format"] for request in llm.requests]
     assert formats[0]["type"] == "json_schema"
-    assert formats[1:] == [{"type": "json_object", "schema": ANALYSIS_SCHEMA}] * 2  # learnt once, then kept
+    assert formats[1:] == [{"type": "json_object", "schema": BOUNDED}] * 2  # learnt once, then kept
     assert the_client.usage()["op"]["failures"] == 0

@@ -19,6 +19,8 @@ from .parsing import parse_answer
 from .tokens import count_prompt_tokens, count_tokens
 
 BACKOFF_CAP_S = 8.0
+GRAMMAR_MAX_ITEMS = 8  # per list, in llama.cpp's grammar (the engine keeps at most 10 labels, 3 updates)
+GRAMMAR_MAX_CHARS = 500  # per text, in llama.cpp's grammar (the engine keeps at most 500 of a reason)
 _RETRY_STATUS = frozenset({408, 409, 429})
 # What the SDK raises when a model list is not one.
 _GARBLED = (ValueError, TypeError, AttributeError, openai.APIResponseValidationError)
@@ -213,10 +215,28 @@ def _response_format(dialect: str, operation: str, schema: dict[str, Any]) -> di
             "type": "json_schema", "json_schema": {"name": operation.replace("-", "_"), "schema": schema, "strict": True},
         }}
     if dialect == "json_object_schema":
-        return {"response_format": {"type": "json_object", "schema": schema}}
+        return {"response_format": {"type": "json_object", "schema": _bounded(schema)}}
     if dialect == "json_object":
         return {"response_format": {"type": "json_object"}}
     return {}
+
+
+def _bounded(schema: Any) -> Any:
+    """The schema with every list and text bounded (llama.cpp turns them into its grammar): a small model that
+    repeats itself stops at the bound instead of running into max_tokens. OpenAI's strict mode refuses these
+    keywords, so only llama.cpp's dialect carries them."""
+    if isinstance(schema, list):
+        return [_bounded(item) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    out = {key: _bounded(value) for key, value in schema.items()}
+    kinds = schema.get("type")
+    kinds = kinds if isinstance(kinds, list) else [kinds]
+    if "array" in kinds:
+        out.setdefault("maxItems", GRAMMAR_MAX_ITEMS)
+    if "string" in kinds and "enum" not in schema:
+        out.setdefault("maxLength", GRAMMAR_MAX_CHARS)
+    return out
 
 
 def _asks_for_json_object(err: openai.APIStatusError) -> bool:
