@@ -75,9 +75,13 @@ def install(*, cmake_args: str | None = None, model: bool = True) -> Path:
     wheel = next(iter(sorted(folder.glob("llama_cpp_python-*.whl"))), None)
     if wheel is None:
         staging = folder.with_name(folder.name + f".building-{os.getpid()}")
-        _pip("wheel", "--no-deps", "-w", str(staging), f"llama-cpp-python=={LLAMA_CPP_VERSION}",
-             env={"CMAKE_ARGS": flags, "CMAKE_BUILD_PARALLEL_LEVEL": str(os.cpu_count() or 2)},
-             what="build llama-cpp-python (a C++ toolchain and cmake are needed)")
+        try:
+            _pip("wheel", "--no-deps", "-w", str(staging), f"llama-cpp-python=={LLAMA_CPP_VERSION}",
+                 env={"CMAKE_ARGS": flags, "CMAKE_BUILD_PARALLEL_LEVEL": str(os.cpu_count() or 2)},
+                 what="build llama-cpp-python (a C++ toolchain and cmake are needed)")
+        except ServerError:
+            shutil.rmtree(staging, ignore_errors=True)
+            raise
         if folder.exists():  # another install built it meanwhile
             shutil.rmtree(staging, ignore_errors=True)
         else:
@@ -91,7 +95,7 @@ def install(*, cmake_args: str | None = None, model: bool = True) -> Path:
 
 
 def _pip(*args: str, env: dict[str, str] | None = None, what: str) -> None:
-    cmd = [sys.executable, "-m", "pip", "install" if args[0] == "install" else args[0], "-q", *args[1:]]
+    cmd = [sys.executable, "-m", "pip", args[0], "-q", *args[1:]]
     proc = subprocess.run(cmd, capture_output=True, text=True, env={**os.environ, **(env or {})}, check=False)
     if proc.returncode != 0:
         raise ServerError(f"could not {what}: {_cause(proc.stdout + proc.stderr)} (command: {shlex.join(cmd)})")
