@@ -122,21 +122,20 @@ class LLMClient:
             try:
                 try:
                     return self._create(messages, max_tokens, extra)
-                except openai.BadRequestError as err:
-                    if self._reasoning_parameters or not _asks_for_reasoning_parameters(err):
+                except openai.APIStatusError as err:  # a refusal that says what the server takes: asked again, once
+                    if (not self._reasoning_parameters and isinstance(err, openai.BadRequestError)
+                            and _asks_for_reasoning_parameters(err)):
+                        self._reasoning_parameters = True
+                        event("llm_parameters", logging.INFO, model=self.model, now="max_completion_tokens, no temperature")
+                    elif self._dialect == "json_schema" and _asks_for_json_object(err):
+                        # llama.cpp's servers refuse OpenAI's form with 400 or 500, naming the one they take.
+                        self._dialect = "json_object_schema"
+                        event("llm_parameters", logging.INFO, model=self.model, now="response_format json_object with schema")
+                        extra = _response_format(self._dialect, operation, schema)
+                    else:
                         raise
-                    self._reasoning_parameters = True
-                    event("llm_parameters", logging.INFO, model=self.model, now="max_completion_tokens, no temperature")
                     self._add(operation, calls=1)
                     return self._create(messages, max_tokens, extra)
-                except openai.APIStatusError as err:
-                    if self._dialect != "json_schema" or not _asks_for_json_object(err):
-                        raise
-                    # llama.cpp's servers refuse OpenAI's form with 400 or 500, naming the one they take.
-                    self._dialect = "json_object_schema"
-                    event("llm_parameters", logging.INFO, model=self.model, now="response_format json_object with schema")
-                    self._add(operation, calls=1)
-                    return self._create(messages, max_tokens, _response_format(self._dialect, operation, schema))
             except (ValueError, openai.APIResponseValidationError) as err:  # a 200 whose body is not a completion
                 self._add(operation, prompt_tokens=count_prompt_tokens(messages))  # the request was still read
                 raise LLMError("malformed", f"unreadable answer from {self.settings.base_url}: {err!r}"[:300]) from None

