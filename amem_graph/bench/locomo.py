@@ -72,6 +72,7 @@ class Question:
     question: str
     answer: str | None  # most adversarial (category 5) items have none
     evidence: tuple[str, ...]  # dia_ids of the turns that hold the answer, repaired
+    kind: str | None = None  # the data's own finer label where it has one (BEAM's `beam_type`)
 
 
 def questions(
@@ -108,7 +109,7 @@ def questions(
             Question(
                 conversation=str(conversation.get("sample_id")), category=int(item["category"]),
                 question=str(item["question"]), answer=None if answer is None else str(answer),
-                evidence=tuple(evidence),
+                evidence=tuple(evidence), kind=item.get("beam_type"),
             )
         )
     return out

@@ -93,14 +93,20 @@ def _table(rows: Sequence[tuple[locomo.Question, dict[str, float]]]) -> dict[str
         }
 
     by_category: dict[int, list[dict[str, float]]] = defaultdict(list)
+    by_kind: dict[str, list[dict[str, float]]] = defaultdict(list)
     for question, scores in rows:
         by_category[question.category].append(scores)
-    return {
+        if question.kind:
+            by_kind[question.kind].append(scores)
+    table: dict[str, Any] = {
         "overall": mean([s for q, s in rows if q.category in (1, 2, 3, 4)]),
         "by_category": {
             f"{c} {locomo.CATEGORIES[c]}": mean(by_category[c]) for c in sorted(by_category)
         },
     }
+    if by_kind:
+        table["by_type"] = {kind: mean(by_kind[kind]) for kind in sorted(by_kind)}
+    return table
 
 
 def evaluate(
@@ -201,6 +207,68 @@ def run(
     }
     result["store"] = {"kind": memory.admin.kind, "location": memory.admin.location}
     return result
+
+
+def run_sets(
+    memory: AgenticMemory, data: Sequence[Path], *, conversations: Sequence[str] | None = None, **options: Any
+) -> dict[str, Any]:
+    """`run` over several data files in one run, so that a change is judged on all of them at once: each
+    file's whole result under its name (the file's stem), and a summary that sets them side by side. One file
+    gives `run`'s result as it is. `conversations` names sample_ids of any of the files; a file that holds
+    none of them is left out, and a name that no file holds is an error."""
+    if len(data) == 1:
+        return run(memory, data[0], conversations=conversations, **options)
+    names = _set_names(data)
+    chosen: dict[str, list[str] | None] = {}
+    for name, path in zip(names, data, strict=True):
+        held = {str(c.get("sample_id")) for c in locomo.load(path)}
+        chosen[name] = None if conversations is None else [c for c in conversations if c in held]
+    if conversations is not None:
+        if unknown := set(conversations) - {c for picked in chosen.values() for c in picked or ()}:
+            raise InvalidInput(f"no data file holds the conversations {sorted(unknown)}")
+    results = {
+        name: run(memory, path, conversations=chosen[name], **options)
+        for name, path in zip(names, data, strict=True) if chosen[name] is None or chosen[name]
+    }
+    ks = options.get("ks", (5, 10, 25))
+    return {"summary": summarise(results, 10 if 10 in ks else max(ks)), "sets": results}
+
+
+def _set_names(data: Sequence[Path]) -> list[str]:
+    """A name per data file, its stem; the same stem twice gets its position added."""
+    stems = [Path(path).stem for path in data]
+    return [f"{stem}-{i + 1}" if stems.count(stem) > 1 else stem for i, stem in enumerate(stems)]
+
+
+def summarise(results: dict[str, dict[str, Any]], k: int) -> dict[str, Any]:
+    """One table for several sets at recall@k: per set, the engine beside flat dense, BM25 and hybrid overall
+    and per category (and per finer type where the data has one), the engine's lead over hybrid, search
+    latency, and how far each ablation moves the engine's overall figure."""
+    metric = f"recall@{k}"
+    table: dict[str, Any] = {"metric": metric}
+    for name, result in results.items():
+        if "overall" not in result:  # tiers only: the notes' figures are not there
+            continue
+        methods = {"engine": result, **result["baselines"]}
+        engine = result["overall"].get(metric, 0.0)
+        row: dict[str, Any] = {
+            "questions": result["overall"].get("questions", 0),
+            "overall": {m: r["overall"].get(metric) for m, r in methods.items()},
+            "lead_over_hybrid": round(engine - result["baselines"]["hybrid"]["overall"].get(metric, 0.0), 1),
+            "lead_over_dense": round(engine - result["baselines"]["dense"]["overall"].get(metric, 0.0), 1),
+        }
+        for part in ("by_category", "by_type"):
+            if part in result:
+                row[part] = {
+                    label: {m: r[part].get(label, {}).get(metric) for m, r in methods.items()} for label in result[part]
+                }
+        row["latency_ms"] = {m: {p: r["latency_ms"][p] for p in ("p50", "p95")} for m, r in methods.items()}
+        if "ablations" in result:
+            row["ablations"] = {
+                ablation: round(r["overall"].get(metric, 0.0) - engine, 1) for ablation, r in result["ablations"].items()
+            }
+        table[name] = row
+    return table
 
 
 def _tiers_ablations(

@@ -228,7 +228,9 @@ def llm_cost(
 @app.command()
 @user_errors
 def locomo(
-    data: Annotated[Path, typer.Option(help="LoCoMo JSON, e.g. ../shared/data/locomo/locomo-dev.json")],
+    data: Annotated[list[Path], typer.Option(
+        help="LoCoMo-layout JSON, e.g. ../shared/data/locomo/locomo-dev.json; repeat for several sets, judged side "
+             "by side in one summary")],
     json_out: JsonOutOption = None,
     conversations: Annotated[
         str | None, typer.Option(help="Comma-separated sample_ids [default: all]")
@@ -250,12 +252,13 @@ def locomo(
     ] = "notes",
     store: StoreOption = None,
 ) -> None:
-    """Evidence recall@k and hit@k per category on LoCoMo, beside flat dense / BM25 / hybrid over the same
-    turns in the same run; one tenant per conversation, ingested through the analysed write path (notes) or
-    as dialogue pages through the MemoryOS tiers (--mode tiers)."""
+    """Evidence recall@k and hit@k per category on LoCoMo (or data in its layout: REALTALK, BEAM), beside flat
+    dense / BM25 / hybrid over the same turns in the same run; one tenant per conversation, ingested through the
+    analysed write path (notes) or as dialogue pages through the MemoryOS tiers (--mode tiers). Several --data
+    files: each set's result, and a summary table of all of them."""
     budgets = _budgets(k)
     names = [c.strip() for c in conversations.split(",") if c.strip()] if conversations else None
-    result = _on_stores(store, lambda mem: locomo_recall.run(
+    result = _on_stores(store, lambda mem: locomo_recall.run_sets(
         mem, data, conversations=names, ks=budgets, hops=hops, prefix=prefix, ablations=ablations,
         limit=questions, qa=qa, turns=turns, mode=mode.value,
     ))
