@@ -32,6 +32,7 @@ from .models import (
     NoteHistory,
     NoteInput,
     Page,
+    Passage,
     SearchFilter,
     SearchHit,
 )
@@ -39,7 +40,7 @@ from .retrieval import MODES, Mode, Retriever, Tuning, format_context
 from .settings import Settings
 from .store import MemoryStore, StoreStats, open_store
 from .store.base import NoteRevision, Tx
-from .store.records import note_row
+from .store.records import note_row, passage_rows
 from .tiers import HeuristicTierAnalyser, LLMTierAnalyser, MemoryTiers, TierContext
 
 MAX_K = 1_000
@@ -145,19 +146,22 @@ class AgenticMemory:
         tenant: str | None = None,
         batch_size: int | None = None,
         on_batch: Callable[[int], None] | None = None,
+        on_invalid: Callable[[int, InvalidInput], None] | None = None,
     ) -> list[str]:
         """Bulk import without analysis (`analysis='none'`; `reanalyze` can analyse them later): every
-        item is checked before anything is written; each batch is one transaction.
+        item is checked before anything is written; each batch is one transaction. An invalid item stops
+        the import before anything is written, with an error that names its position; with `on_invalid`,
+        it is handed to that (its position and the error) and left out, and the other items are stored.
 
         Repeats (same source and content) are not embedded again, so re-running an interrupted
         ingest resumes it. If a batch fails, the batches before it stay committed and no later one
-        is written. Returns the note ids in input order; `on_batch(n)` is called as each batch of
-        n notes is committed.
+        is written. Returns the ids of the notes stored, in input order; `on_batch(n)` is called as each
+        batch of n notes is committed.
         """
         if isinstance(items, str | bytes):  # a string is a sequence too, of one-letter notes
             raise InvalidInput("add_many takes a list of notes; for one text, use add")
         tenant = self._tenant(tenant)
-        notes = [self._checked(item, position) for position, item in enumerate(items)]
+        notes = validation.each(items, self._checked, on_invalid)
         size = self.settings.write_batch_size if batch_size is None else batch_size
         if isinstance(size, bool) or not isinstance(size, int) or size < 1:
             raise InvalidInput(f"batch size must be a positive integer, got {size!r}")
@@ -175,11 +179,11 @@ class AgenticMemory:
             pending: Future[list[str]] | None = None
             for start in range(0, len(notes), size):
                 batch = notes[start : start + size]
-                known, fresh, vectors = self._prepare(tenant, batch)
+                known, fresh, vectors, passages = self._prepare(tenant, batch)
                 mentions = note_mentions(fresh, extract(self._extractor, fresh))
                 if pending is not None:
                     collect(pending)
-                pending = writer.submit(self._write, tenant, batch, known, fresh, vectors, mentions)
+                pending = writer.submit(self._write, tenant, batch, known, fresh, vectors, passages, mentions)
             if pending is not None:
                 collect(pending)
         return ids
@@ -196,19 +200,20 @@ class AgenticMemory:
 
     def _prepare(
         self, tenant: str, batch: Sequence[NoteInput]
-    ) -> tuple[dict[int, str], list[NoteInput], np.ndarray]:
-        """Find repeats (not embedded again) and embed the rest."""
+    ) -> tuple[dict[int, str], list[NoteInput], np.ndarray, list[list[Passage]]]:
+        """Find repeats (not embedded again) and embed the rest, with the passages of long ones."""
         known = self.existing(batch, tenant=tenant)
         fresh = [note for i, note in enumerate(batch) if i not in known]
         vectors = self.embedder.embed([composite_text(n.content, n.context, n.keywords, n.tags) for n in fresh])
-        return known, fresh, vectors
+        return known, fresh, vectors, self.embedder.passages([n.content for n in fresh])
 
     def _write(
         self, tenant: str, batch: Sequence[NoteInput], known: dict[int, str], fresh: list[NoteInput],
-        vectors: np.ndarray, mentions: Sequence[Sequence[Mention]],
+        vectors: np.ndarray, passages: Sequence[Sequence[Passage]], mentions: Sequence[Sequence[Mention]],
     ) -> list[str]:
         dimension = self.embedder.dimension
-        rows = [note_row(n, vector, "none", None, dimension) for n, vector in zip(fresh, vectors, strict=True)]
+        rows = [note_row(n, vector, "none", None, dimension, passages=parts)
+                for n, vector, parts in zip(fresh, vectors, passages, strict=True)]
 
         def work(tx: Tx) -> list[tuple[str, bool]]:
             created = tx.create_notes(rows)
@@ -284,8 +289,13 @@ class AgenticMemory:
                 embedding = self.embedder.embed_one(
                     composite_text(merged["content"], merged["context"] or "", merged["keywords"] or (), merged["tags"] or ())
                 )
+            dimension = self.embedder.dimension
+            passages = None
+            if "content" in values:  # a new text: its passages replace the old text's
+                passages = passage_rows(current.id, self.embedder.passages([values["content"]])[0], dimension)
             revision = NoteRevision(
-                current.id, values, reason, None if embedding is None else validation.vector(embedding, self.embedder.dimension)
+                current.id, values, reason, None if embedding is None else validation.vector(embedding, dimension),
+                passages,
             )
             try:
                 self._store.write(tenant, partial(revise_if_current, revision=revision, expected_version=current.version))

@@ -15,12 +15,14 @@ from .store.base import SCHEMA_VERSION, MemoryStore
 from .tiers.analysis import embedded_text
 
 BATCH = 256
-KINDS = ("notes", "pages", "facts", "segments")  # segments last: their centroids are their pages' new vectors
+KINDS = ("notes", "passages", "pages", "facts", "segments")  # segments last: their centroids are their pages' new vectors
 
 
 def _text(kind: str, row: dict) -> str:
     if kind == "notes":
         return composite_text(row["content"], row["context"] or "", row["keywords"] or (), row["tags"] or ())
+    if kind == "passages":  # the same span: one the new model reads past its window is found by its start
+        return row["content"][row["start"]: row["end"]]
     if kind == "pages":
         return embedded_text(row["user_text"] or "", row["assistant_text"] or "") or " "
     return row["text"]

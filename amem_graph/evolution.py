@@ -20,7 +20,7 @@ from .errors import EvolutionConflict, NoteNotFound
 from .llm.analyser import Analyser
 from .llm.prompts import PROMPT_VERSION
 from .log import event
-from .models import LINK_TYPES, Link, Mention, Note, NoteAnalysis, NoteInput, SearchHit
+from .models import LINK_TYPES, Link, Mention, Note, NoteAnalysis, NoteInput, Passage, SearchHit
 from .retrieval import Tuning, seed_pool, seeds
 from .settings import Settings
 from .store.base import EvolutionRecord, NoteRevision, NoteStore, NoteTx, Tx
@@ -108,6 +108,7 @@ class EvolutionWrite:
     completion_tokens: int
     decision: dict[str, Any]
     mentions: tuple[Mention, ...] = ()  # the entities the trigger names
+    passages: tuple[Passage, ...] = ()  # the new note's, when it is longer than the model's window
 
 
 @dataclass(frozen=True)
@@ -136,7 +137,8 @@ def apply_evolution(
         if write.embedding is None:
             raise ValueError("a new note needs its vector")
         # Created first: a repeat add stops here, and a conflict below rolls the creation back with the rest.
-        row = note_row(write.note, write.embedding, write.analysis, write.model, dimension, write.neighbourhood)
+        row = note_row(write.note, write.embedding, write.analysis, write.model, dimension, write.neighbourhood,
+                       write.passages)
         note_id, created = tx.create_notes([row])[0]
         if not created:
             return EvolutionOutcome(note_id, created=False)
@@ -406,7 +408,7 @@ class Evolver:
             contradictions=contradictions, analysis=analysis.analysis, model=analysis.model,
             prompt_version=PROMPT_VERSION if analysis.analysis == "llm" else None,
             prompt_tokens=analysis.prompt_tokens, completion_tokens=analysis.completion_tokens, decision=decision,
-            mentions=tuple(mentions),
+            mentions=tuple(mentions), passages=() if existing else tuple(self.embedder.passages([own.content])[0]),
         )
 
     @staticmethod

@@ -4,11 +4,12 @@ and content), and a session's turns already held are skipped (turns are taken in
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+import json
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, fields
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
 from . import validation
 from .bench import locomo
@@ -32,47 +33,75 @@ def detect(path: Path) -> Format:
     """`locomo` for a .json file, else by the first line's fields: `content` → notes, `user`/`assistant` → turns."""
     if path.suffix == ".json":
         return "locomo"
-    for _, record in _lines(path):
-        return "turns" if {"user", "assistant"} & set(record) and "content" not in record else "notes"
+    for _, line in _numbered(path):  # the first record that reads as one (a broken line may be skipped)
+        try:
+            record = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(record, dict):
+            return "turns" if {"user", "assistant"} & set(record) and "content" not in record else "notes"
     raise InvalidInput(f"{path} holds no record")
 
 
-def notes(path: Path, max_chars: int, *, conversation: str | None = None) -> list[NoteInput]:
-    """The notes of a JSONL file (one object per line with `content` and the optional NoteInput fields),
-    or one turn per note of a LoCoMo conversation (source its dia_id)."""
+def notes(
+    path: Path, max_chars: int, *, conversation: str | None = None,
+    on_invalid: Callable[[int, InvalidInput], None] | None = None,
+) -> list[NoteInput]:
+    """The checked notes of a JSONL file (one object per line with `content` and the optional NoteInput fields),
+    or one turn per note of a LoCoMo conversation (source its dia_id). The first invalid record raises, with
+    its line or turn; with `on_invalid`, it is handed to that and left out (validation.each)."""
     if path.suffix == ".json":
-        return locomo.turns(locomo.pick(locomo.load(path), conversation))
-    out = []
-    for number, record in _lines(path):
-        if set(record) - NOTE_FIELDS or "content" not in record:
-            raise InvalidInput(f"line {number}: a note has `content` and only {sorted(NOTE_FIELDS)}; got {sorted(record)}")
-        try:
-            out.append(validation.note_input(NoteInput(**{
-                **record, "keywords": tuple(record.get("keywords") or ()), "tags": tuple(record.get("tags") or ()),
-            }), max_chars))
-        except (InvalidInput, TypeError) as err:
-            raise InvalidInput(f"line {number}: {err}") from None
-    return out
+        turns = locomo.turns(locomo.pick(locomo.load(path), conversation))
+        return validation.each(turns, lambda note, _: _turn_note(note, max_chars), on_invalid)
+    return validation.each(list(_numbered(path)), lambda line, _: _note(*line, max_chars), on_invalid)
 
 
-def turns(path: Path, max_chars: int) -> list[Turn]:
+def _note(number: int, line: str, max_chars: int) -> NoteInput:
+    try:
+        record = json.loads(line)
+    except ValueError as err:
+        raise InvalidInput(f"line {number} is not JSON: {err}") from None
+    if not isinstance(record, dict) or set(record) - NOTE_FIELDS or "content" not in record:
+        got = sorted(record) if isinstance(record, dict) else type(record).__name__
+        raise InvalidInput(f"line {number}: a note has `content` and only {sorted(NOTE_FIELDS)}; got {got}")
+    try:
+        return validation.note_input(NoteInput(**{
+            **record, "keywords": tuple(record.get("keywords") or ()), "tags": tuple(record.get("tags") or ()),
+        }), max_chars)
+    except (InvalidInput, TypeError) as err:
+        raise InvalidInput(f"line {number}: {err}") from None
+
+
+def _turn_note(note: NoteInput, max_chars: int) -> NoteInput:
+    try:
+        return validation.note_input(note, max_chars)
+    except InvalidInput as err:
+        raise InvalidInput(f"turn {note.source}: {err}") from None
+
+
+def turns(path: Path, max_chars: int, *, on_invalid: Callable[[int, InvalidInput], None] | None = None) -> list[Turn]:
     """The dialogue turns of a JSONL file: `user`, `assistant` (either may be missing, not both),
-    `session_id` (default "default"), `at` (ISO-8601)."""
-    out = []
-    for number, record in _lines(path):
-        user, assistant = record.get("user") or "", record.get("assistant") or ""
-        try:
-            if set(record) - TURN_FIELDS:
-                raise InvalidInput(f"a turn has only {sorted(TURN_FIELDS)}; got {sorted(record)}")
-            user = validation.text(user, "user", max_chars, allow_empty=True)
-            assistant = validation.text(assistant, "assistant", max_chars, allow_empty=True)
-            if not (user.strip() or assistant.strip()):
-                raise InvalidInput("a turn needs text on at least one side")
-            session = validation.text(record.get("session_id", "default"), "session_id", 200)
-            out.append(Turn(user, assistant, session, validation.event_time(record.get("at"))))
-        except InvalidInput as err:
-            raise InvalidInput(f"line {number}: {err}") from None
-    return out
+    `session_id` (default "default"), `at` (ISO-8601). Invalid lines as in `notes`."""
+    return validation.each(list(_numbered(path)), lambda line, _: _turn(*line, max_chars), on_invalid)
+
+
+def _turn(number: int, line: str, max_chars: int) -> Turn:
+    try:
+        record = json.loads(line)
+    except ValueError as err:
+        raise InvalidInput(f"line {number} is not JSON: {err}") from None
+    try:
+        if not isinstance(record, dict) or set(record) - TURN_FIELDS:
+            got = sorted(record) if isinstance(record, dict) else type(record).__name__
+            raise InvalidInput(f"a turn has only {sorted(TURN_FIELDS)}; got {got}")
+        user = validation.text(record.get("user") or "", "user", max_chars, allow_empty=True)
+        assistant = validation.text(record.get("assistant") or "", "assistant", max_chars, allow_empty=True)
+        if not (user.strip() or assistant.strip()):
+            raise InvalidInput("a turn needs text on at least one side")
+        session = validation.text(record.get("session_id", "default"), "session_id", 200)
+        return Turn(user, assistant, session, validation.event_time(record.get("at")))
+    except InvalidInput as err:
+        raise InvalidInput(f"line {number}: {err}") from None
 
 
 def pending_turns(all_turns: Sequence[Turn], held: dict[str, int]) -> list[Turn]:
@@ -86,11 +115,15 @@ def pending_turns(all_turns: Sequence[Turn], held: dict[str, int]) -> list[Turn]
     return out
 
 
-def _lines(path: Path) -> Iterable[tuple[int, dict[str, Any]]]:
+def _numbered(path: Path) -> Iterator[tuple[int, str]]:
+    """(line number, text) of each non-blank line."""
+    return ((number, line) for number, line in enumerate(_read(path).splitlines(), start=1) if line.strip())
+
+
+def _read(path: Path) -> str:
     try:
-        text = path.read_text(encoding="utf-8")
+        return path.read_text(encoding="utf-8")
     except OSError as err:
         raise InvalidInput(f"cannot read {path}: {err.strerror}") from None
     except UnicodeDecodeError as err:
         raise InvalidInput(f"{path} is not UTF-8 (byte {err.start})") from None
-    yield from validation.json_lines(text.splitlines())

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field, fields, is_dataclass
 from datetime import datetime
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 MAX_HOPS = 3  # the longest expansion path search follows
 
@@ -67,6 +67,15 @@ class NoteChanges:
 
     def is_empty(self) -> bool:
         return all(getattr(self, f.name) is None for f in fields(self) if f.name != "reason")
+
+
+class Passage(NamedTuple):
+    """A part of a long note's content (characters start to end) with its own vector: the embedding model reads
+    only a text's first window, so the rest of a long note is found through its passages."""
+
+    start: int
+    end: int
+    vector: Any  # a numpy vector
 
 
 @dataclass(frozen=True)
@@ -150,6 +159,7 @@ class SearchHit:
     seed_score: float | None = None  # the fused index score, before priors and expansion
     path: tuple[Step, ...] = ()  # empty for a seed
     boosts: tuple[tuple[str, float], ...] = ()  # (prior, amount added), e.g. ("speaker", 0.1)
+    passage: tuple[int, int] | None = None  # the span of a long note's content whose vector gave vector_score
 
     @property
     def hops(self) -> int:

@@ -82,6 +82,30 @@ def fuse(
     return fused[:k]
 
 
+def dense_search(
+    tx: Tx, vector: Sequence[float], k: int, *, filters: SearchFilter = NO_FILTER, brief: bool = False,
+) -> tuple[list[tuple[Note, float]], dict[str, tuple[int, int]]]:
+    """The k nearest notes, each by its best vector: its own (the first window of its text, with what was derived
+    from it) or, for a long note, its best passage; and the span of each note whose passage won."""
+    notes = tx.vector_search(vector, k, filters=filters, brief=brief)
+    passages = tx.passage_search(vector, k, filters=filters, brief=brief)
+    if not passages:
+        return notes, {}
+    best = {note.id: (note, score) for note, score in notes}
+    spans: dict[str, tuple[int, int]] = {}
+    for note, score, start, end in passages:
+        if note.id not in best or score > best[note.id][1]:
+            best[note.id] = (note, score)
+            spans[note.id] = (start, end)
+    ranked = sorted(best.values(), key=lambda pair: (-pair[1], pair[0].id))[:k]
+    return ranked, {note.id: spans[note.id] for note, _ in ranked if note.id in spans}
+
+
+def with_passages(hits: list[SearchHit], spans: dict[str, tuple[int, int]]) -> list[SearchHit]:
+    """Hits that say which passage of their note matched, where one did."""
+    return [replace(hit, passage=spans[hit.note.id]) if hit.note.id in spans else hit for hit in hits] if spans else hits
+
+
 def seed_pool(k: int, mode: Mode = "hybrid") -> int:
     """How many notes each index is asked for: fusion needs more than the k it keeps."""
     return k if mode != "hybrid" else max(2 * k, 20)
@@ -100,14 +124,14 @@ def seeds(
     lexical_wanted = mode in ("hybrid", "fulltext") and lexical is None
     query_vector = _query_vector(vector, store) if dense_wanted and vector is not None else []
 
-    def both(tx: Tx) -> tuple[list[tuple[Note, float]], list[tuple[Note, float]]]:
-        dense = tx.vector_search(query_vector, pool, filters=filters) if dense_wanted else []
+    def both(tx: Tx) -> tuple[tuple[list[tuple[Note, float]], dict[str, tuple[int, int]]], list[tuple[Note, float]]]:
+        dense = dense_search(tx, query_vector, pool, filters=filters) if dense_wanted else ([], {})
         found = tx.fulltext_search(query, pool, filters=filters, fields=tuning.fields) if lexical_wanted else []
         return dense, found
 
-    dense, found = store.read(tenant, both) if dense_wanted or lexical_wanted else ([], [])
-    return fuse(dense, found if lexical is None else lexical, k, tuning.dense_weight, fusion=tuning.fusion,
-                rrf_k=tuning.rrf_k)
+    (dense, spans), found = store.read(tenant, both) if dense_wanted or lexical_wanted else (([], {}), [])
+    return with_passages(fuse(dense, found if lexical is None else lexical, k, tuning.dense_weight,
+                              fusion=tuning.fusion, rrf_k=tuning.rrf_k), spans)
 
 
 _NAME = re.compile(r"\b([A-Z][\w-]*)(?:'s|’s)?\b")
@@ -236,8 +260,9 @@ class Retriever:
         anchors = anchored.result() if anchored is not None else None
 
         def ranked(tx: Tx) -> tuple[list[SearchHit], list[tuple[Note, float, list[Step]]]]:
-            dense = tx.vector_search(vector, pool, filters=filters, brief=True) if vector is not None else []
+            dense, spans = dense_search(tx, vector, pool, filters=filters, brief=True) if vector is not None else ([], {})
             fused = fuse(dense, lexical_hits, pool, tuning.dense_weight, fusion=tuning.fusion, rrf_k=tuning.rrf_k)
+            fused = with_passages(fused, spans)
             fused = [self._prior(hit, names, when) for hit in fused]
             if anchors is not None:
                 fused = anchor(fused, anchors, tuning.entity_weight)
@@ -299,6 +324,7 @@ class Retriever:
         hit = SearchHit(
             note, score, candidate.vector_score if candidate else None, candidate.fulltext_score if candidate else None,
             seed_score=candidate.seed_score if candidate else None, path=path,
+            passage=candidate.passage if candidate else None,
         )
         if self.tuning.speaker_prior and note.speaker in names:
             hit = replace(hit, boosts=(("speaker", self.tuning.speaker_prior),))

@@ -182,7 +182,7 @@ class Settings:
     embedding_batch_size: int = 64
     embedding_backend: str = "auto"  # auto: onnx-int8, else onnx, else torch (EMBEDDING_BACKENDS)
     tenant: str = "default"
-    max_content_chars: int = 20_000
+    max_content_chars: int = 100_000  # a pasted document or a long answer with code; passages make all of it findable
     write_batch_size: int = 500
     home: Path = field(default_factory=default_home)
     local_bolt_port: int = 7687
@@ -220,7 +220,7 @@ class Settings:
             embedding_batch_size=_int(env, "AMEM_EMBEDDING_BATCH_SIZE", 64),
             embedding_backend=backend,
             tenant=env.get("AMEM_TENANT") or "default",
-            max_content_chars=_int(env, "AMEM_MAX_CONTENT_CHARS", 20_000),
+            max_content_chars=_int(env, "AMEM_MAX_CONTENT_CHARS", 100_000),
             write_batch_size=_int(env, "AMEM_WRITE_BATCH_SIZE", 500),
             home=default_home(env),
             local_bolt_port=_int(env, "AMEM_NEO4J_BOLT_PORT", 7687, maximum=65535),

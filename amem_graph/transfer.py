@@ -19,10 +19,10 @@ FORMAT = "amem-graph-export"
 VERSION = 1
 # What an import may create: the engine's own labels and relationship types, nothing a file makes up.
 LABELS = frozenset({"Note", "NoteVersion", "Evolution", "TenantLock", "Page", "Chain", "Segment", "Persona", "Fact",
-                    "Entity"})
+                    "Entity", "Passage"})
 RELATIONSHIP_TYPES = LINK_TYPES | {
     "NEXT", "HAS_VERSION", "TRIGGERED_BY", "REVISED", "SUPERSEDED_BY", "HAS_PAGE", "DERIVED_FROM", "HAS_FACT",
-    "MENTIONS", "ALIAS_OF",
+    "MENTIONS", "ALIAS_OF", "HAS_PASSAGE",
 }
 
 

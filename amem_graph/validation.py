@@ -7,13 +7,16 @@ import json
 import math
 import re
 import uuid
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from datetime import datetime, timezone
-from typing import Any
+from typing import Any, TypeVar
 
 from .errors import InvalidInput
 from .models import LINK_TYPES, NoteChanges, NoteInput
 from .text import split_speaker
+
+T = TypeVar("T")
+U = TypeVar("U")
 
 TENANT_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:@-]{0,127}")
 NOTE_ID_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}")
@@ -180,3 +183,17 @@ def json_lines(lines: Iterable[str]) -> Iterator[tuple[int, dict[str, Any]]]:
         if not isinstance(record, dict):
             raise InvalidInput(f"line {number} is not a JSON object")
         yield number, record
+
+
+def each(items: Iterable[T], check: Callable[[T, int], U], on_invalid: Callable[[int, InvalidInput], None] | None) -> list[U]:
+    """Every item checked (`check(item, position)`): the first invalid one raises, or, with `on_invalid`, is
+    handed to it with its position and left out (an import that skips what it cannot store)."""
+    out: list[U] = []
+    for position, item in enumerate(items):
+        try:
+            out.append(check(item, position))
+        except InvalidInput as err:
+            if on_invalid is None:
+                raise
+            on_invalid(position, err)
+    return out

@@ -71,7 +71,7 @@ def test_bulk_add_with_one_bad_item_writes_nothing(memory: AgenticMemory, count_
         ({"content": "   "}, "content is empty"),
         ({"content": 12}, "content must be text"),
         ({"content": None}, "content must be text"),
-        ({"content": "x" * 20_001}, "limit is 20000"),
+        ({"content": "x" * 100_001}, "limit is 100000"),
         ({"content": "tab\tok but bell \x07"}, "control character"),
         ({"content": b"\xc3\x28"}, "not valid UTF-8"),
         ({"content": "half \udc80 pair"}, "lone surrogate"),

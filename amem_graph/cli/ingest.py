@@ -24,6 +24,7 @@ from rich.progress import (
 from rich.text import Text
 
 from .. import ingest as reader
+from ..errors import InvalidInput
 from .common import choices, console, print_json
 from .notes import JsonOption, TenantOption, memory
 
@@ -43,22 +44,34 @@ def ingest(
     conversation: Annotated[str | None, typer.Option(help="LoCoMo: the sample_id (default: the first)")] = None,
     bulk: Annotated[bool, typer.Option(help="Notes without analysis (add_many, batched); `reanalyze` later")] = False,
     limit: Annotated[int | None, typer.Option(min=1, help="Only the first N records")] = None,
+    skip_invalid: Annotated[bool, typer.Option(
+        help="Leave out a record that cannot be stored (said on stderr, counted in the report) and add the rest; "
+             "without it, one stops the ingest before anything is added")] = False,
     as_json: JsonOption = False,
 ) -> None:
     """Add every record of a file: notes through the analysed write path (or --bulk), turns through the
-    MemoryOS tiers. Repeats are skipped, so running it again after an interruption resumes it."""
+    MemoryOS tiers. Repeats are skipped, so running it again after an interruption resumes it. Every record is
+    checked before any is added."""
     kind = reader.detect(path) if format == "auto" else format.value
     began = time.perf_counter()
+    invalid: list[str] = []
+
+    def left_out(_: int, err: InvalidInput) -> None:
+        invalid.append(str(err))
+        Console(stderr=True).print(f"skipped {err}", markup=False, highlight=False)
+
+    on_invalid = left_out if skip_invalid else None
     with memory(tenant) as mem:
         if kind == "turns":
-            every = reader.turns(path, mem.settings.max_content_chars)[:limit]
+            every = reader.turns(path, mem.settings.max_content_chars, on_invalid=on_invalid)[:limit]
             todo = reader.pending_turns(every, mem.tiers.session_page_counts())
             with _progress(len(todo), "turns") as advance:
                 for turn in todo:
                     mem.add_turn(turn.user, turn.assistant, session_id=turn.session_id, at=turn.at)
                     advance()
         else:
-            every = reader.notes(path, mem.settings.max_content_chars, conversation=conversation)[:limit]
+            every = reader.notes(path, mem.settings.max_content_chars, conversation=conversation,
+                                 on_invalid=on_invalid)[:limit]
             held = mem.existing(every)
             todo = [note for i, note in enumerate(every) if i not in held]
             with _progress(len(todo), "notes") as advance:
@@ -72,11 +85,13 @@ def ingest(
                         advance()
     seconds = time.perf_counter() - began
     report = {"format": kind, "records": len(every), "added": len(todo), "skipped": len(every) - len(todo),
-              "seconds": round(seconds, 2), "per_s": round(len(todo) / seconds, 1) if seconds else None}
+              "invalid": invalid, "seconds": round(seconds, 2),
+              "per_s": round(len(todo) / seconds, 1) if seconds else None}
     if as_json:
         print_json(report)
     else:
-        console.print(f"Added {report['added']} {kind} records ({report['skipped']} held already) in "
+        left = f", {len(invalid)} invalid left out" if invalid else ""
+        console.print(f"Added {report['added']} {kind} records ({report['skipped']} held already{left}) in "
                       f"{report['seconds']} s.")
 
 

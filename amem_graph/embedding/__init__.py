@@ -17,8 +17,9 @@ import numpy as np
 
 from ..errors import AmemError
 from ..log import event
+from ..models import Passage
 from ..settings import DEFAULT_MODEL, EMBEDDING_BACKENDS, Settings, default_home
-from . import onnx
+from . import onnx, passages
 
 Backend = Literal["torch", "onnx", "onnx-int8"]
 
@@ -200,6 +201,29 @@ class Embedder:
 
     def embed_one(self, text: str) -> np.ndarray:
         return self.embed([text])[0]
+
+    @property
+    def window(self) -> int:
+        """How many tokens of a text the model reads; the rest is found through passages."""
+        if self.backend != "torch" and self._encoder is not None:
+            return self._encoder.window
+        model = _load(self.model_name)
+        return int(model.max_seq_length) - len(model.tokenizer("")["input_ids"])
+
+    def passages(self, texts: Sequence[str]) -> list[list[Passage]]:
+        """For each text, the passages that cover what the model does not read of it (passages.spans), each with
+        its vector; none for a text within the window, which costs no more than its length check."""
+        window = self.window
+        cut = [passages.spans(self._offsets(text), window) if len(text) > window else [] for text in texts]
+        pieces = [text[start:end] for text, spans in zip(texts, cut, strict=True) for start, end in spans]
+        vectors = iter(self.embed(pieces)) if pieces else iter(())
+        return [[Passage(start, end, next(vectors)) for start, end in spans] for spans in cut]
+
+    def _offsets(self, text: str) -> list[tuple[int, int]]:
+        if self.backend != "torch" and self._encoder is not None:
+            return self._encoder.offsets(text)
+        encoded = _load(self.model_name).tokenizer(text, add_special_tokens=False, return_offsets_mapping=True)
+        return [tuple(span) for span in encoded["offset_mapping"]]
 
 
 def cosine(a: Sequence[float], b: Sequence[float]) -> float:

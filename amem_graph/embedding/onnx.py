@@ -173,6 +173,15 @@ class OnnxEncoder:
         self._tokenizer.no_padding()
         self._tokenizer.enable_truncation(_max_tokens(folder))
         self._lock = threading.Lock()  # the tokenizer's settings are shared state; encoding is quick
+        self._whole = Tokenizer.from_file(str(folder / "tokenizer.json"))  # reads past the window: passages
+        self._whole.no_padding()
+        self._whole.no_truncation()
+        # What the model reads of a text: its limit less the special tokens put around every text.
+        self.window = _max_tokens(folder) - len(self._whole.encode("").ids)
+
+    def offsets(self, text: str) -> list[tuple[int, int]]:
+        """The character span of each of the text's tokens, the whole text (no special tokens)."""
+        return [tuple(span) for span in self._whole.encode(text, add_special_tokens=False).offsets]  # type: ignore[misc]
 
     def encode(self, texts: Sequence[str], batch_size: int) -> np.ndarray:
         with self._lock:  # a few texts: one by one (a batch wakes the tokenizer's thread pool, costing more)

@@ -54,6 +54,7 @@ class NoteRevision:
     values: Mapping[str, Any]
     reason: str
     embedding: Sequence[float] | None = None
+    passages: Sequence[Mapping[str, Any]] | None = None  # records.passage_rows for a new content; None keeps them
 
 
 @dataclass(frozen=True)
@@ -130,6 +131,13 @@ class NoteTx(Protocol):
     ) -> list[tuple[Note, float]]:
         """The k nearest notes that pass the filter, by cosine (scaled to 0..1). `brief` notes carry only
         id, content, speaker, session and event time: enough to rank, cheap to send."""
+
+    def passage_search(
+        self, vector: Sequence[float], k: int, *, filters: SearchFilter = ..., brief: bool = False
+    ) -> list[tuple[Note, float, int, int]]:
+        """The k nearest passages of long notes that pass the filter, best first, each as its note, its cosine
+        (as vector_search scales it) and its span in the note's content (start, end); a note may come more
+        than once."""
 
     def fulltext_search(
         self, query: str, k: int, *, filters: SearchFilter = ..., fields: Mapping[str, float] | None = None,

@@ -54,6 +54,7 @@ T = TypeVar("T")
 # What consolidation re-embeds: kind → (statement reading its texts, statement writing its vectors).
 _CONSOLIDATED = {
     "notes": ("consolidate/notes", "consolidate/set_note_embeddings"),
+    "passages": ("consolidate/passages", "consolidate/set_passage_embeddings"),
     "pages": ("consolidate/pages", "consolidate/set_page_embeddings"),
     "facts": ("consolidate/facts", "consolidate/set_fact_embeddings"),
     "segments": ("consolidate/segments", "consolidate/set_segment_embeddings"),
@@ -191,6 +192,7 @@ class Neo4jStore:
         # (made by Neo4j 5 before an upgrade): both are built again from the notes' vectors.
         if (index := self.vector_index()) and (index["dimension"] != dimension or (self.dialect and not self._knn.tenant_in_index)):
             self._run("admin/drop_vector_index", write=True)
+            self._run("admin/drop_passage_index", write=True)
         for name, statement in cypher.schema_statements(self.dialect):
             self._run(name, write=True, statement=statement, dimension=dimension)
         self._run("admin/await_indexes", write=True, timeout_s=300)

@@ -41,6 +41,9 @@ OVERFETCH_MEMORY = 0.95  # per query, how much of the widest recent over-fetch m
 # Candidates asked of an index that filters by tenant itself, at least: a filtered HNSW search with a small
 # limit explores too little of the graph (BENCHMARKS.md, "Scale").
 FILTERED_MIN_FETCH = 100
+# A tenant's passages up to this many are scanned exactly: as fast as the shared index's over-fetch there,
+# and exact. Most tenants hold none or few (only notes longer than the model's window have passages).
+EXACT_PASSAGES = 2_000
 
 
 def _note(props: dict[str, Any], brief: bool) -> Note:
@@ -58,7 +61,7 @@ def _link_row(link: Link) -> dict[str, Any]:
 class KnnState:
     """What a store learns about its vector index and keeps between queries."""
 
-    overfetch: dict[tuple[str, bool], float] = field(default_factory=dict)  # (tenant, filtered) → multiple
+    overfetch: dict[tuple[str, str, bool], float] = field(default_factory=dict)  # (statement, tenant, filtered) → multiple
     tenant_in_index: bool = False  # the index filters by tenant itself (Neo4j 2026.01+: note/vector_search.25)
 
 
@@ -111,7 +114,8 @@ class Neo4jNotes:
     def revise(self, revisions: Sequence[NoteRevision], evolution_id: str | None) -> list[tuple[str, int]]:
         rows = [
             {"id": r.id, "values": {k: list(v) if isinstance(v, tuple) else v for k, v in r.values.items()},
-             "reason": r.reason, "embedding": None if r.embedding is None else list(r.embedding)}
+             "reason": r.reason, "embedding": None if r.embedding is None else list(r.embedding),
+             "passages": None if r.passages is None else list(r.passages)}
             for r in revisions
         ]
         try:
@@ -164,19 +168,35 @@ class Neo4jNotes:
     def vector_search(
         self, vector: Sequence[float], k: int, *, filters: SearchFilter = NO_FILTER, brief: bool = False
     ) -> list[tuple[Note, float]]:
+        rows = self._knn_rows("note/vector_search", vector, k, filters, brief)
+        return [(_note(r["note"], brief), float(r["score"])) for r in rows]
+
+    def passage_search(
+        self, vector: Sequence[float], k: int, *, filters: SearchFilter = NO_FILTER, brief: bool = False
+    ) -> list[tuple[Note, float, int, int]]:
+        held = self.run("note/passage_count")[0]["held"]
+        if not held:
+            return []
         params = {"vector": list(vector), "k": k, "brief": brief, **filters.params()}
-        # On Neo4j 5 the index is shared by all tenants and cannot filter while it searches (on 2026.01+ it
-        # filters by tenant, and only the rest of the filter is applied after): over-fetch by a multiple
-        # sized from the share of this tenant's (and filter's) notes recent queries saw (the widest of them,
-        # forgotten slowly: a second statement costs more than a wider first one), widen once by the share
-        # this one saw, then scan the tenant exactly (also the path for tenants under k notes).
-        key = (self.tenant, filters != NO_FILTER)
+        rows = (self.run("note/passage_search_exact", **params) if held <= EXACT_PASSAGES
+                else self._knn_rows("note/passage_search", vector, k, filters, brief))
+        return [(_note(r["note"], brief), float(r["score"]), int(r["start"]), int(r["end"])) for r in rows]
+
+    def _knn_rows(self, name: str, vector: Sequence[float], k: int, filters: SearchFilter, brief: bool) -> list[Record]:
+        """The rows of the k-NN statement `name` (and `name`_exact). On Neo4j 5 an index is shared by all tenants
+        and cannot filter while it searches (on 2026.01+ it filters by tenant, and only the rest of the filter is
+        applied after): over-fetch by a multiple sized from the share of this tenant's (and filter's) nodes
+        recent queries saw (the widest of them, forgotten slowly: a second statement costs more than a wider
+        first one), widen once by the share this one saw, then scan the tenant exactly (also the path for
+        tenants under k nodes)."""
+        params = {"vector": list(vector), "k": k, "brief": brief, **filters.params()}
+        key = (name, self.tenant, filters != NO_FILTER)
         floor = FILTERED_MIN_FETCH if self._knn.tenant_in_index else 20
         fetch = min(MAX_FETCH, max(round(self._overfetch.get(key, 2.0) * k), floor))
         rows: list[Record] = []
         dialect = "25" if self._knn.tenant_in_index else None
         for _ in range(2):
-            rows = self.run("note/vector_search", dialect=dialect, fetch=fetch, **params)
+            rows = self.run(name, dialect=dialect, fetch=fetch, **params)
             matched = rows[0]["matched"] if rows else 0
             seen = 1.5 * fetch / matched if matched else 10.0 * fetch / k
             self._overfetch[key] = max(2.0, seen, OVERFETCH_MEMORY * self._overfetch.get(key, 2.0))
@@ -184,8 +204,8 @@ class Neo4jNotes:
                 break
             fetch = min(MAX_FETCH, round(self._overfetch[key] * k))
         if len(rows) < k:
-            rows = self.run("note/vector_search_exact", **params)
-        return [(_note(r["note"], brief), float(r["score"])) for r in rows]
+            rows = self.run(f"{name}_exact", **params)
+        return rows
 
     def fulltext_search(
         self, query: str, k: int, *, filters: SearchFilter = NO_FILTER, fields: Mapping[str, float] | None = None,

@@ -10,7 +10,7 @@ from datetime import datetime, timedelta, timezone
 from typing import Any
 
 from .. import validation
-from ..models import Entity, Evolution, Fact, Link, Note, NoteInput, NoteVersion, Page, Segment
+from ..models import Entity, Evolution, Fact, Link, Note, NoteInput, NoteVersion, Page, Passage, Segment
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 
@@ -84,15 +84,24 @@ def evolution_from_record(props: dict[str, Any], revised: Sequence[Sequence[Any]
 
 
 def note_row(note: NoteInput, vector: Any, analysis: str, model: str | None, dimension: int,
-             neighbourhood: str = "") -> dict[str, Any]:
+             neighbourhood: str = "", passages: Sequence[Passage] = ()) -> dict[str, Any]:
     """What a new note is written from, in either store ('' for no source: a key cannot hold null)."""
     return {
+        "passages": passage_rows(str(note.id), passages, dimension),
         "id": note.id, "content": note.content, "content_hash": validation.content_hash(note.content),
         "source": note.source or "", "keywords": list(note.keywords), "tags": list(note.tags), "context": note.context,
         "category": note.category, "importance": note.importance, "event_time": note.event_time, "analysis": analysis,
         "model": model, "session": note.session, "speaker": note.speaker, "neighbourhood": neighbourhood,
         "embedding": validation.vector(vector, dimension),
     }
+
+
+def passage_rows(note_id: str, passages: Sequence[Passage], dimension: int) -> list[dict[str, Any]]:
+    """A note's passages as both stores write them: an id of the note's and the span, and the vector."""
+    return [
+        {"id": f"{note_id}:{p.start}", "start": p.start, "end": p.end, "embedding": validation.vector(p.vector, dimension)}
+        for p in passages
+    ]
 
 
 def page_from_record(props: Mapping[str, Any], embedding: Any = None) -> Page:

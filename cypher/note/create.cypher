@@ -1,4 +1,5 @@
-// Bulk add. MERGE on the identity constraint makes re-adding idempotent; only new notes get a vector.
+// Bulk add. MERGE on the identity constraint makes re-adding idempotent; only new notes get a vector, and
+// a long note's passages theirs.
 // It runs after the tenant lock (cypher/tenant/lock.cypher), so a bulk import never slips a note in while an
 // evolution of the tenant runs.
 // A note with a session takes the next seq and is chained after the session's last note; each row's
@@ -15,6 +16,13 @@ WITH n, row, n.id = row.id AS created
 CALL (n, row, created) {
   WITH n, row WHERE created
   CALL db.create.setNodeVectorProperty(n, 'embedding', row.embedding)
+}
+CALL (n, row, created) {
+  WITH n, row WHERE created
+  UNWIND row.passages AS part
+  CREATE (n)-[:HAS_PASSAGE]->(passage:Passage {id: part.id, tenant: $tenant, start: part.start, end: part.end})
+  WITH passage, part
+  CALL db.create.setNodeVectorProperty(passage, 'embedding', part.embedding)
 }
 CALL (n, row, created) {
   WITH n, row WHERE created AND row.session IS NOT NULL

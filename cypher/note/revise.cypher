@@ -1,5 +1,6 @@
 // A note as it is becomes a NoteVersion and the revision's values apply (a null removes a property), in
-// one statement per batch; the vector is set when the revision carries one. Which fields may change, and
+// one statement per batch; the vector is set when the revision carries one, and its passages replace the
+// note's when it carries them (a new content). Which fields may change, and
 // when a revision is stale, the engine decides before it gets here.
 UNWIND $revisions AS u
 MATCH (n:Note {id: u.id, tenant: $tenant})
@@ -9,5 +10,17 @@ WITH n, u, v
 CALL (n, u) {
   WITH n, u WHERE u.embedding IS NOT NULL
   CALL db.create.setNodeVectorProperty(n, 'embedding', u.embedding)
+}
+CALL (n, u) {
+  WITH n, u WHERE u.passages IS NOT NULL
+  OPTIONAL MATCH (n)-[:HAS_PASSAGE]->(old:Passage)
+  DETACH DELETE old
+}
+CALL (n, u) {
+  WITH n, u WHERE u.passages IS NOT NULL
+  UNWIND u.passages AS part
+  CREATE (n)-[:HAS_PASSAGE]->(passage:Passage {id: part.id, tenant: $tenant, start: part.start, end: part.end})
+  WITH passage, part
+  CALL db.create.setNodeVectorProperty(passage, 'embedding', part.embedding)
 }
 RETURN n.id AS note_id, v.version AS version

@@ -18,6 +18,7 @@ from ... import validation
 from ...api import AgenticMemory
 from ...embedding import Embedder
 from ...errors import InvalidInput, NoteNotFound
+from ...log import event
 from ...models import Attachment, Note, SearchFilter
 from .notes import upsert
 from .values import check_filter, matches, to_json
@@ -51,6 +52,10 @@ def note_document(note: Note, attached: str | None) -> Document:
     return Document(page_content=note.content, metadata=metadata, id=note.id)
 
 
+def _skipped(position: int, err: InvalidInput) -> None:
+    event("document_skipped", position=position, error=str(err))
+
+
 class AmemVectorStore(VectorStore):
     """Notes of one tenant as a LangChain vector store: the documents added here and the notes no adapter
     owns (chat messages and LangGraph items are left out).
@@ -75,15 +80,19 @@ class AmemVectorStore(VectorStore):
 
     def add_documents(self, documents: list[Document], **kwargs: Any) -> list[str]:
         """Every document is checked (text, metadata, id free in this tenant and of no other adapter)
-        before any is written; then each goes through the write path in turn."""
+        before any is written; then each goes through the write path in turn. An invalid document stops the
+        call before anything is written; with `skip_invalid=True`, it is left out (logged as
+        `document_skipped` with its position and why) and the others are added. Returns the ids added."""
+        skip = bool(kwargs.pop("skip_invalid", False))
         ids = list(kwargs.pop("ids", None) or [doc.id for doc in documents])
         if len(ids) != len(documents):
             raise InvalidInput(f"{len(documents)} documents but {len(ids)} ids")
-        ids = [validation.note_id(i) if i is not None else str(uuid.uuid4()) for i in ids]
+        checked = validation.each(list(zip(ids, documents, strict=True)), self._checked, _skipped if skip else None)
+        if not checked:
+            return []
+        ids, texts, metadata = (list(column) for column in zip(*checked, strict=True))
         if len(set(ids)) != len(ids):
             raise InvalidInput("the same id twice in one call")
-        texts = [validation.text(d.page_content, "page_content", self.memory.settings.max_content_chars) for d in documents]
-        metadata = [to_json(d.metadata, f"the metadata of document {i}") for i, d in zip(ids, documents, strict=True)]
         self._check_ids(ids)
         vectors: Sequence[Sequence[float] | None] = (
             self.embedding.embed_documents(texts) if self.embedding is not None else [None] * len(texts)
@@ -92,6 +101,18 @@ class AmemVectorStore(VectorStore):
             upsert(self.memory, self.tenant, note_id, text, source=f"langchain:{note_id}", reason="document replaced")
             self.memory.attachments.attach(self.tenant, KIND, [Attachment(note_id, meta, external_vector=vector)])
         return ids
+
+    def _checked(self, pair: tuple[str | None, Document], position: int) -> tuple[str, str, str]:
+        """A document's id (a new one when it has none), text and metadata as JSON, or InvalidInput naming it."""
+        note_id, document = pair
+        try:
+            return (
+                validation.note_id(note_id) if note_id is not None else str(uuid.uuid4()),
+                validation.text(document.page_content, "page_content", self.memory.settings.max_content_chars),
+                to_json(document.metadata, "its metadata"),
+            )
+        except InvalidInput as err:
+            raise InvalidInput(f"document {position}: {err}") from None
 
     def _check_ids(self, ids: list[str]) -> None:
         if taken := self.memory.attachments.taken_elsewhere(self.tenant, ids):

@@ -14,16 +14,17 @@ from typing import Annotated, Any
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError, ToolError
 from mcp.types import ToolAnnotations
-from pydantic import Field
+from pydantic import BaseModel, Field
 
 from ...api import MAX_K, AgenticMemory
 from ...errors import AmemError
-from ...models import MAX_HOPS, FactKind
+from ...models import MAX_HOPS, FactKind, NoteInput
 from ...retrieval import Mode, format_context
 
 NAME = "amem-graph"
 INSTRUCTIONS = (
-    "Long-term memory of linked, evolving notes. Save what is worth remembering with add_memory, find it "
+    "Long-term memory of linked, evolving notes. Save what is worth remembering with add_memory (many at once "
+    "with import_memories), find it "
     "with search_memory or memory_context; dialogue turns go to add_turn and come back with dialogue_context."
 )
 READ = ToolAnnotations(readOnlyHint=True, destructiveHint=False, idempotentHint=True, openWorldHint=False)
@@ -39,6 +40,18 @@ Time = Annotated[str | None, Field(description="An ISO-8601 date-time, e.g. 2023
 Labels = Annotated[list[str] | None, Field(description="Any of these")]
 Session = Annotated[str, Field(description="The dialogue session the turn belongs to")]
 Tenant = Annotated[str | None, Field(description="Whose memory (the server's tenant when omitted)")]
+
+
+class MemoryItem(BaseModel):
+    """One memory of a bulk import."""
+
+    content: str = Field(description="The memory, as a self-contained statement")
+    source: str | None = Field(None, description="Where it comes from; the same content from the same source is "
+                                                 "stored once")
+    tags: list[str] | None = None
+    session: str | None = Field(None, description="A conversation it belongs to")
+    speaker: str | None = Field(None, description="Who said it")
+    event_time: str | None = Field(None, description="An ISO-8601 date-time, e.g. 2023-05-08T13:56:00Z")
 
 
 class MemoryServer(MCPServer):
@@ -83,6 +96,26 @@ def memory_server(memory: AgenticMemory, *, allow_tenant_argument: bool = False)
         note = memory.add(content, source=source, tags=tags or (), session=session, speaker=speaker,
                           event_time=event_time, tenant=tenant)
         return {"note": note.to_dict()}
+
+    @tool(ADD)
+    def import_memories(
+        items: Annotated[list[MemoryItem], Field(description="The memories, oldest first")],
+        skip_invalid: Annotated[bool, Field(description="Leave out an item that cannot be stored and import the "
+                                                        "rest; otherwise one stops the import before any is stored")]
+        = False,
+        tenant: Tenant = None,
+    ) -> dict[str, Any]:
+        """Remember many things at once, as a bulk import: stored and embedded now, analysed and linked later
+        (`amem-graph reanalyze`). Returns the ids stored, in order, and each item left out with why."""
+        skipped: list[dict[str, Any]] = []
+        ids = memory.add_many(
+            [NoteInput(content=i.content, source=i.source, tags=tuple(i.tags or ()), session=i.session,
+                       speaker=i.speaker, event_time=i.event_time) for i in items],
+            tenant=tenant,
+            on_invalid=(lambda position, err: skipped.append({"position": position, "error": str(err)}))
+            if skip_invalid else None,
+        )
+        return {"ids": ids, "skipped": skipped}
 
     @tool(READ)
     def search_memory(

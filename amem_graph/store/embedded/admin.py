@@ -18,6 +18,7 @@ from .graph import ConstraintViolation, Node, PropertyGraph
 # cypher/consolidate/*.cypher read them).
 _EMBEDDED = {
     "notes": ("Note", ("content", "context", "keywords", "tags")),
+    "passages": ("Passage", ("start", "end")),
     "pages": ("Page", ("user_text", "assistant_text")),
     "facts": ("Fact", ("text",)),
     "segments": ("Segment", ()),
@@ -87,6 +88,10 @@ class EmbeddedAdmin:
             found = sorted((n for n in self.graph.labelled(label) if n.props["id"] > after), key=lambda n: n.props["id"])
             if kind == "segments":  # only those with a page vector, as segments.cypher MATCHes
                 rows = ({"id": n.props["id"], "pages": p} for n in found if (p := self._page_vectors(n)))
+            elif kind == "passages":  # with their note's content, as passages.cypher returns it
+                rows = ({"id": n.props["id"], "start": n.props["start"], "end": n.props["end"],
+                         "content": self.graph.nodes[rel.start].props["content"]}
+                        for n in found for rel in self.graph.relationships(n, ["HAS_PASSAGE"], "in"))
             else:
                 rows = ({"id": n.props["id"], **{f: n.props.get(f) for f in fields}} for n in found)
             return list(islice(rows, limit))

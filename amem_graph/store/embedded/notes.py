@@ -92,6 +92,7 @@ class EmbeddedNotes:
             "valid_from": row["event_time"] or self.now, "embedding": np.asarray(row["embedding"], dtype=np.float32),
         }
         node = self.graph.create_node(["Note"], props)
+        self._add_passages(node, row["passages"])
         if row["session"] is not None:
             chained = [n for n in self.graph.in_session("Note", self.tenant, row["session"]) if n.props.get("seq") is not None]
             last = max(chained, key=lambda n: n.props["seq"], default=None)
@@ -99,6 +100,18 @@ class EmbeddedNotes:
             if last is not None:
                 self.graph.create_rel("NEXT", last, node)
         return props["id"], True
+
+    def _add_passages(self, node: Node, rows: Sequence[Mapping[str, Any]]) -> None:
+        """The passages of cypher/note/create.cypher and revise.cypher."""
+        for row in rows:
+            passage = self.graph.create_node(["Passage"], {
+                "id": row["id"], "tenant": self.tenant, "start": row["start"], "end": row["end"],
+                "embedding": np.asarray(row["embedding"], dtype=np.float32),
+            })
+            self.graph.create_rel("HAS_PASSAGE", node, passage)
+
+    def _passages_of(self, node: Node) -> list[Node]:
+        return [self.graph.nodes[r.end] for r in self.graph.relationships(node, ["HAS_PASSAGE"])]
 
     def notes(
         self, *, ids: Sequence[str] | None = None, keys: Sequence[tuple[str, str]] | None = None,
@@ -141,6 +154,10 @@ class EmbeddedNotes:
                 raise InvalidInput(
                     f"another note in tenant {self.tenant!r} already has this content from the same source"
                 ) from None
+            if revision.passages is not None:
+                for passage in self._passages_of(node):
+                    self.graph.delete_node(passage)
+                self._add_passages(node, revision.passages)
             kept.append((revision.id, int(version.props["version"])))
         return kept
 
@@ -158,7 +175,7 @@ class EmbeddedNotes:
         graph, node = self.graph, self._note(note_id)
         if node is None:
             return None
-        versions = [graph.other(r, node) for r in graph.relationships(node, ["HAS_VERSION"])]
+        versions = [graph.other(r, node) for r in graph.relationships(node, ["HAS_VERSION"])] + self._passages_of(node)
         evolutions = [
             graph.other(r, node) for r in graph.relationships(node, ["TRIGGERED_BY"], "in")
             if all(graph.other(v, graph.other(r, node)).props.get("note_id") == note_id
@@ -279,7 +296,7 @@ class EmbeddedNotes:
         self, vector: Sequence[float], k: int, *, filters: SearchFilter = NO_FILTER, brief: bool = False
     ) -> list[tuple[Note, float]]:
         query = np.asarray(vector, dtype=np.float32)
-        keys, matrix = self._store.note_vectors(self.tenant)
+        keys, matrix = self._store.vectors("Note", self.tenant)
         if not keys:
             return []
         scores = (1.0 + matrix @ (query / (np.linalg.norm(query) + 1e-12))) / 2.0  # as Neo4j's: in [0, 1]
@@ -291,6 +308,27 @@ class EmbeddedNotes:
                 if len(found) == k:
                     break
         return found
+
+    def passage_search(
+        self, vector: Sequence[float], k: int, *, filters: SearchFilter = NO_FILTER, brief: bool = False
+    ) -> list[tuple[Note, float, int, int]]:
+        keys, matrix = self._store.vectors("Passage", self.tenant)
+        if not keys:
+            return []
+        query = np.asarray(vector, dtype=np.float32)
+        scores = (1.0 + matrix @ (query / (np.linalg.norm(query) + 1e-12))) / 2.0
+        found = []
+        for i in np.argsort(-scores, kind="stable"):
+            passage = self.graph.nodes.get(keys[i])
+            if passage is None:
+                continue
+            for rel in self.graph.relationships(passage, ["HAS_PASSAGE"], "in"):
+                node = self.graph.nodes[rel.start]
+                if passes(node.props, filters):
+                    found.append((self._store.to_note(node), float(scores[i]), passage.props["start"], passage.props["end"]))
+            if len(found) >= k:
+                break
+        return found[:k]
 
     def fulltext_search(
         self, query: str, k: int, *, filters: SearchFilter = NO_FILTER, fields: Mapping[str, float] | None = None,

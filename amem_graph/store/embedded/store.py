@@ -52,7 +52,7 @@ class EmbeddedStore(EmbeddedAdmin):
         self.graph: PropertyGraph = self._folder.open()
         self._fulltext = FulltextIndex(TEXT_FIELDS)
         self._page_text = FulltextIndex(PAGE_FIELDS)
-        self._vectors: dict[str, tuple[int, list[int], np.ndarray]] = {}  # tenant → (version, keys, unit rows)
+        self._vectors: dict[tuple[str, str], tuple[int, list[int], np.ndarray]] = {}  # (label, tenant) → (version, keys, unit rows)
 
     # -- plumbing ---------------------------------------------------------------------------------
 
@@ -143,19 +143,19 @@ class EmbeddedStore(EmbeddedAdmin):
 
     # -- what the primitives share ----------------------------------------------------------------
 
-    def note_vectors(self, tenant: str) -> tuple[list[int], np.ndarray]:
-        """The tenant's note keys (in id order) and their unit vectors, rebuilt only after an embedding of the
-        tenant changed (not on every access count, version or link)."""
-        version = self.graph.vector_versions.get(("Note", tenant), 0)
-        cached = self._vectors.get(tenant)
+    def vectors(self, label: str, tenant: str) -> tuple[list[int], np.ndarray]:
+        """The keys of the tenant's nodes of `label` (notes or passages; in id order) and their unit vectors,
+        rebuilt only after an embedding of the tenant's changed (not on every access count, version or link)."""
+        version = self.graph.vector_versions.get((label, tenant), 0)
+        cached = self._vectors.get((label, tenant))
         if cached is None or cached[0] != version:
-            nodes = sorted((n for n in self.graph.labelled("Note", tenant) if n.props.get("embedding") is not None),
+            nodes = sorted((n for n in self.graph.labelled(label, tenant) if n.props.get("embedding") is not None),
                            key=lambda n: n.props["id"])
             matrix = np.vstack([n.props["embedding"] for n in nodes]) if nodes else np.zeros((0, 1), dtype=np.float32)
             if nodes:
                 matrix = matrix / (np.linalg.norm(matrix, axis=1, keepdims=True) + 1e-12)
             cached = (version, [n.key for n in nodes], matrix.astype(np.float32))
-            self._vectors[tenant] = cached
+            self._vectors[(label, tenant)] = cached
         return cached[1], cached[2]
 
     def note_scores(self, tenant: str, words: Sequence[str], fields: Mapping[str, float] | None) -> dict[int, float]:
