@@ -87,7 +87,8 @@ class AgenticMemory:
         self.analyser: Analyser = analyser or (LLMAnalyser(self._own_llm) if self._own_llm else HeuristicAnalyser())
         self._extractor = default_extractor(self.settings.entities)
         self._evolver = Evolver(self._store, self.embedder, self.analyser, self.settings, self._extractor)
-        self._retriever = Retriever(self._store, self.embedder, tuning or self.settings.tuning)
+        self._retriever = Retriever(self._store, self.embedder, tuning or self.settings.tuning,
+                                    assistant=self.settings.tiers.assistant)
         client = self.llm
         self.tiers = MemoryTiers(
             self._store, self.embedder, self._evolver,

@@ -25,7 +25,7 @@ from .retrieval import Tuning, seed_pool, seeds
 from .settings import Settings
 from .store.base import EvolutionRecord, NoteRevision, NoteStore, NoteTx, Tx
 from .store.records import note_row
-from .text import split_speaker, without_stamp
+from .text import split_speaker, vocatives, without_stamp
 
 NEIGHBOURHOOD_TURNS = 2  # a note's neighbourhood: this many turns before and after it in its session
 
@@ -48,6 +48,14 @@ def neighbourhoods(tail: Sequence[Note], new: NoteInput) -> tuple[str, dict[str,
         note.id: (note, window(i)) for i, note in enumerate(tail) if last - i <= NEIGHBOURHOOD_TURNS
     }
     return window(last), refreshed
+
+
+def addressed(tail: Sequence[Note], note: NoteInput) -> tuple[str, str] | None:
+    """(the speaker a new turn speaks to, the name it calls them by) when it calls someone by name ("Thanks,
+    Kate!"): the one it answers is its session's last other speaker. How a question may name that speaker."""
+    names = vocatives(note.content) if note.speaker else []
+    other = next((n.speaker for n in reversed(tail) if n.speaker and n.speaker != note.speaker), None)
+    return (other, names[0]) if names and other else None
 
 
 # Link candidates are found by what a note says, not by the turns around it (`neighbourhood`), which
@@ -109,6 +117,7 @@ class EvolutionWrite:
     decision: dict[str, Any]
     mentions: tuple[Mention, ...] = ()  # the entities the trigger names
     passages: tuple[Passage, ...] = ()  # the new note's, when it is longer than the model's window
+    called: tuple[str, str] | None = None  # the new note's (addressee, name it calls them by): `addressed`
 
 
 @dataclass(frozen=True)
@@ -138,7 +147,7 @@ def apply_evolution(
             raise ValueError("a new note needs its vector")
         # Created first: a repeat add stops here, and a conflict below rolls the creation back with the rest.
         row = note_row(write.note, write.embedding, write.analysis, write.model, dimension, write.neighbourhood,
-                       write.passages)
+                       write.passages, write.called)
         note_id, created = tx.create_notes([row])[0]
         if not created:
             return EvolutionOutcome(note_id, created=False)
@@ -409,6 +418,7 @@ class Evolver:
             prompt_version=PROMPT_VERSION if analysis.analysis == "llm" else None,
             prompt_tokens=analysis.prompt_tokens, completion_tokens=analysis.completion_tokens, decision=decision,
             mentions=tuple(mentions), passages=() if existing else tuple(self.embedder.passages([own.content])[0]),
+            called=addressed(tail, own) if existing is None else None,
         )
 
     @staticmethod

@@ -7,9 +7,10 @@ import math
 import re
 import threading
 import time
-from collections.abc import Sequence
+from collections import Counter
+from collections.abc import Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 from typing import Literal
 
 import numpy as np
@@ -134,7 +135,6 @@ def seeds(
                               fusion=tuning.fusion, rrf_k=tuning.rrf_k), spans)
 
 
-_NAME = re.compile(r"\b([A-Z][\w-]*)(?:'s|’s)?\b")
 _WHEN = re.compile(r"^\s*when\b|\b(what|which) (date|day|year|month|time)\b|\bhow long ago\b", re.IGNORECASE)
 _TIME_WORDS = re.compile(
     r"\b(yesterday|today|tonight|tomorrow|ago|last|next|this|weekend|week|month|year|since|recently|"
@@ -147,18 +147,75 @@ QUERY_STOP_WORDS = STOP_WORDS - {"time", "times", "day", "days", "week", "weeks"
                                   "yesterday", "today", "tonight", "tomorrow", "ago", "last", "next", "new"}
 
 
-def named_speakers(query: str, speakers: Sequence[str]) -> tuple[str, ...]:
-    """The speakers a query names, by full or first name (case as written: names are capitalised)."""
-    words = {m.group(1) for m in _NAME.finditer(query)}
-    return tuple(s for s in speakers if s in words or s.split()[0] in words)
+@dataclass(frozen=True)
+class Speakers:
+    """Who speaks in a tenant's notes and the names a question may call them by: each speaker's name, its first
+    word, and the name the others call them by in the chat ("Hey Kate!"), which may not be the name they speak
+    under. Case is ignored: chat names are often written in lower case."""
+
+    names: Mapping[str, str] = field(default_factory=dict)  # a name in lower case → the speaker as stored
+
+    @classmethod
+    def of(cls, speakers: Sequence[str], calls: Sequence[tuple[str, str, int]] = ()) -> Speakers:
+        """From the speakers and the vocatives of their notes ((speaker addressed, name, times)): a name becomes
+        a speaker's alias when the others call them by it at least ALIAS_MIN_CALLS times and ALIAS_LEAD times as
+        often as by any other name, and it names no speaker already."""
+        names: dict[str, str] = {}
+        for speaker in sorted(speakers, key=len):  # a full name wins over another speaker's first word
+            for name in (speaker.split()[0], speaker):
+                names[name.casefold()] = speaker
+        by_speaker: dict[str, Counter[str]] = {}
+        for speaker, name, times in calls:
+            if speaker in speakers:
+                by_speaker.setdefault(speaker, Counter())[name.casefold()] += times
+        for speaker, counted in by_speaker.items():
+            (name, times), *rest = counted.most_common(2)
+            runner_up = rest[0][1] if rest else 0
+            if times >= ALIAS_MIN_CALLS and times >= ALIAS_LEAD * runner_up and name not in names:
+                names[name] = speaker
+        return cls(names)
+
+    def besides(self, speaker: str) -> tuple[str, ...]:
+        """Every speaker but `speaker`, when `speaker` is one (none otherwise)."""
+        every = set(self.names.values())
+        return tuple(sorted(every - {speaker})) if speaker in every else ()
+
+    def named(self, query: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        """The speakers a query names, and the words that name them as the query writes them. A capitalised word
+        names by any of a speaker's names; a word in lower case, by a name that is no common word."""
+        speakers: dict[str, None] = {}
+        words: dict[str, None] = {}
+        for match in _NAME_WORD.finditer(query):
+            word = match.group(1)
+            speaker = self.names.get(word.casefold())
+            if speaker is None or (word[0].islower() and word.casefold() in STOP_WORDS):
+                continue
+            speakers[speaker] = None
+            words[word] = None
+        for speaker in self.names.values():  # a speaker's full name as written ("Caroline Smith")
+            if " " in speaker and re.search(rf"\b{re.escape(speaker)}\b", query, re.IGNORECASE):
+                speakers.setdefault(speaker, None)
+        return tuple(speakers), tuple(words)
+
+
+_FIRST_PERSON = re.compile(r"\b(?:i|me|my|mine|myself)\b|\bI['’](?:m|ve|d|ll)\b", re.IGNORECASE)
+ALIAS_MIN_CALLS = 3
+ALIAS_LEAD = 3.0
+_NAME_WORD = re.compile(r"\b([^\W\d_][\w-]*)(?:'s|’s)?\b")
+
+
+def named_speakers(query: str, speakers: Speakers | Sequence[str]) -> tuple[str, ...]:
+    """The speakers a query names (Speakers.named)."""
+    return (speakers if isinstance(speakers, Speakers) else Speakers.of(speakers)).named(query)[0]
 
 
 def without_names(query: str, names: Sequence[str]) -> str:
-    """The query with the named speakers removed: the dense query then asks about the thing, not the person."""
+    """The query without the words that name speakers (a name and its possessive): the dense query then asks
+    about the thing, not the person."""
     stripped = query
     for name in names:
         for part in {name, name.split()[0]}:
-            stripped = re.sub(rf"\b{re.escape(part)}(?:'s|’s)?(?!\w)", " ", stripped)
+            stripped = re.sub(rf"\b{re.escape(part)}(?:'s|’s)?(?!\w)", " ", stripped, flags=re.IGNORECASE)
     stripped = " ".join(stripped.split())
     return stripped if _WORDS.search(stripped.lower()) else query
 
@@ -216,11 +273,14 @@ def _stems(text: str) -> frozenset[str]:
 class Retriever:
     """Search over one store: seeds, priors, expansion, ranking. Thread-safe; speaker lists are cached."""
 
-    def __init__(self, store: NoteStore, embedder: Embedder, tuning: Tuning | None = None) -> None:
+    def __init__(
+        self, store: NoteStore, embedder: Embedder, tuning: Tuning | None = None, *, assistant: str = "assistant",
+    ) -> None:
         self.store = store
         self.embedder = embedder
         self.tuning = tuning or Tuning()
-        self._speakers: dict[str, tuple[float, tuple[str, ...]]] = {}
+        self.assistant = assistant  # the speaker whose notes are the assistant's: a question in the first person is the user's
+        self._speakers: dict[str, tuple[float, Speakers]] = {}
         self._lock = threading.Lock()
         self._threads = ThreadPoolExecutor(max_workers=4, thread_name_prefix="amem-search")
         self._access = ThreadPoolExecutor(max_workers=1, thread_name_prefix="amem-access")
@@ -235,23 +295,23 @@ class Retriever:
         fusion and priors, and expansion with the final notes read in full (cypher/search/expand.cypher), in
         one read transaction."""
         tuning = self.tuning
-        names = named_speakers(query, self.speakers(tenant)) if tuning.speaker_prior or tuning.strip_names else ()
+        names, called = self._named(tenant, query) if tuning.speaker_prior or tuning.strip_names else ((), ())
         pool = max(tuning.pool, k)
         lexical: Future[list[tuple[Note, float]]] | None = None
         if mode in ("hybrid", "fulltext"):
-            words = self._lexical(query, names)
+            words = self._lexical(query, called)
             lexical = self._threads.submit(self.store.read, tenant, lambda tx: tx.fulltext_search(
                 words, pool, filters=filters, fields=tuning.fields, brief=True,
             ))
         anchored: Future[list[tuple[Entity, Note, float]]] | None = None
         if tuning.entity_weight:
-            keys = query_keys(query, skip=frozenset(entity_key(n, kind="person") for n in names))
+            keys = query_keys(query, skip=frozenset(entity_key(n, kind="person") for n in (*names, *called)))
             anchored = self._threads.submit(self.store.read, tenant, lambda tx: tx.mentioning(
                 keys, tuning.entity_notes, filters=filters,
             ))
         vector = None
         if mode in ("hybrid", "vector"):
-            vector = _query_vector(self.embedder.embed_one(without_names(query, names) if tuning.strip_names else query), self.store)
+            vector = _query_vector(self.embedder.embed_one(without_names(query, called) if tuning.strip_names else query), self.store)
         when = bool(_WHEN.search(query))
         reranked = tuning.session_weight or tuning.mmr is not None
         # Waited for before the transaction: they run in transactions of their own (the embedded store's
@@ -335,21 +395,30 @@ class Retriever:
         self._threads.shutdown(wait=True)
         self._access.shutdown(wait=True)
 
-    def speakers(self, tenant: str) -> tuple[str, ...]:
+    def _named(self, tenant: str, query: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        """The speakers a query is about and the words that name them. A query in the first person that names no
+        one is the user's, in a tenant where the assistant speaks too: about what every other speaker said."""
+        speakers = self.speakers(tenant)
+        names, called = speakers.named(query)
+        if not names and self.tuning.first_person and _FIRST_PERSON.search(query):
+            names = speakers.besides(self.assistant)
+        return names, called
+
+    def speakers(self, tenant: str) -> Speakers:
         with self._lock:
             cached = self._speakers.get(tenant)
         if cached and time.monotonic() - cached[0] < SPEAKER_TTL_S:
             return cached[1]
-        names = tuple(sorted(self.store.read(tenant, lambda tx: tx.speakers()), key=len, reverse=True))
+        speakers = self.store.read(tenant, lambda tx: Speakers.of(tx.speakers(), tx.speaker_calls()))
         with self._lock:
-            self._speakers[tenant] = (time.monotonic(), names)
-        return names
+            self._speakers[tenant] = (time.monotonic(), speakers)
+        return speakers
 
     def heard(self, tenant: str, speaker: str | None) -> None:
         """A note by `speaker` was added: a new name is known at once, not after the cache expires."""
         with self._lock:
             cached = self._speakers.get(tenant)
-            if speaker and cached and speaker not in cached[1]:
+            if speaker and cached and speaker not in cached[1].names.values():
                 del self._speakers[tenant]
 
     def _prior(self, hit: SearchHit, names: Sequence[str], when: bool) -> SearchHit:

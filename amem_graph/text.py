@@ -50,3 +50,26 @@ def stem(word: str) -> str:
         if word.endswith(suffix) and len(word) > keep and not word.endswith("ss"):
             return word[: -len(suffix)] + replacement
     return word
+
+
+# Words that open a chat message addressed to someone ("Hey Kate!", "Thanks, Kate"), and words that look like
+# a name after a comma but are not one ("..., absolutely!").
+_GREETINGS = (r"(?:hey|hi|hiya|hello|heya|yo|thanks|thank you|thx|morning|good morning|good night|goodnight|night|"
+              r"bye|congrats|congratulations|sorry|welcome|love you|miss you|dear)")
+_VOCATIVES = (
+    re.compile(rf"(?:^|[.!?]\s+){_GREETINGS}[\s,!]+([A-Z][a-z]{{1,14}})\b(?!['’]s)", re.IGNORECASE),
+    re.compile(r",\s*([A-Z][a-z]{1,14})\s*(?:[.!?]|$)"),
+    re.compile(r"^([A-Z][a-z]{1,14}),\s"),
+)
+_INTERJECTIONS = frozenset(
+    "yes yeah yep yup no nope wow woah oh ah aww absolutely indeed haha lol okay ok sure omg well hmm right agreed "
+    "exactly totally alright woohoo oof ouch please true".split()
+)
+
+
+def vocatives(text: str) -> list[str]:
+    """The names a chat message calls the one it speaks to ("Hey Kate!", "Sounds great, Kate."), capitalised as
+    names are; the speaker's own name before a colon is not one."""
+    body = split_speaker(text)[1]
+    found = dict.fromkeys(m.group(1) for pattern in _VOCATIVES for m in pattern.finditer(body))
+    return [name for name in found if name[0].isupper() and name.lower() not in STOP_WORDS | _INTERJECTIONS]

@@ -10,11 +10,13 @@ from datetime import datetime, timezone
 import pytest
 
 from amem_graph.models import Note, SearchHit, Step
+from amem_graph.text import vocatives
 from amem_graph.retrieval import (
     Retriever,
     Tuning,
     format_context,
     fuse,
+    Speakers,
     named_speakers,
     without_names,
     without_stop_words,
@@ -116,9 +118,12 @@ def test_priors_for_a_named_speaker_and_for_when_questions(retriever) -> None:
 
 
 def test_named_speakers_and_the_query_without_them() -> None:
-    speakers = ["Caroline Smith", "Melanie", "Bob"]
+    speakers = ["Caroline Smith", "Melanie", "Bob", "elise", "May"]
     assert named_speakers("What did Caroline's sister tell Mel?", speakers) == ("Caroline Smith",)
-    assert named_speakers("what did bob say?", speakers) == ()  # names are capitalised
+    assert named_speakers("what did bob say?", speakers) == ("Bob",)  # users type names in lower case too
+    assert named_speakers("What does Elise study?", speakers) == ("elise",)  # and chat names come in lower case
+    assert named_speakers("what may happen?", speakers) == ()  # a name that is a common word, in lower case
+    assert named_speakers("What did May say?", speakers) == ("May",)
     assert without_names("What did Caroline's sister say?", ["Caroline Smith"]) == "What did sister say?"
     assert without_names("Caroline?", ["Caroline"]) == "Caroline?"  # nothing left: the query as it was
 
@@ -152,3 +157,23 @@ def test_context_block_names_times_contexts_and_the_links_that_led_there() -> No
 def test_tuning_refuses_unknown_link_types() -> None:
     with pytest.raises(ValueError, match="KNOWS"):
         Tuning(weights={"KNOWS": 1.0})
+
+
+def test_a_speaker_is_named_by_what_the_others_call_them_when_one_name_leads() -> None:
+    calls = [("Emi", "Kate", 9), ("Emi", "California", 1), ("elise", "Emily", 2), ("elise", "Liz", 2),
+             ("Bob", "Emi", 5), ("Bob", "Robert", 6)]
+    speakers = Speakers.of(["Emi", "elise", "Bob"], calls)
+    assert speakers.named("What are Kate's hobbies?") == (("Emi",), ("Kate",))
+    assert speakers.named("What does Emily study?") == ((), ())  # called so twice only, and as often by another name
+    assert speakers.named("What did Robert buy?") == ((), ())  # never under three times as often as "Emi"
+    assert speakers.named("Where did kate and Elise go?") == (("Emi", "elise"), ("kate", "Elise"))
+    assert without_names("What are Kate's hobbies?", ["Kate"]) == "What are hobbies?"
+    assert speakers.besides("assistant") == () and Speakers.of(["user", "assistant"]).besides("assistant") == ("user",)
+
+
+def test_a_chat_message_calls_its_addressee_by_name() -> None:
+    assert vocatives("Hey Kate! How was the class?") == ["Kate"]
+    assert vocatives("[1 May] Elise: Sounds great, Kate.") == ["Kate"]
+    assert vocatives("Kate, did you see it?") == ["Kate"]
+    assert vocatives("I went to Miami. Wow, absolutely!") == []
+    assert vocatives("Thanks Kate's mom for the cake") == []

@@ -183,7 +183,8 @@ def run(
         result["ablations"] = {}
         for name, (change, ablated_hops) in ABLATIONS.items():
             # A retriever beside the memory's own, closed after its run.
-            with closing(Retriever(memory._store, memory.embedder, replace(Tuning(), **change))) as retriever:
+            with closing(Retriever(memory._store, memory.embedder, replace(Tuning(), **change),
+                                   assistant=memory.settings.tiers.assistant)) as retriever:
                 result["ablations"][name] = evaluate(
                     lambda tenant, q, r=retriever, h=hops if ablated_hops is None else ablated_hops: [
                         str(hit.note.source) for hit in r.search(tenant, q.question, k=depth, hops=h)

@@ -28,8 +28,8 @@ from ..models import (
     Supersession,
 )
 
-SCHEMA_VERSION = 6  # 2: tenant locks, Evolution nodes; 3: sessions, speakers, neighbourhood; 4: MemoryOS tiers;
-# 5: store keys (the LangGraph store); 6: entities
+SCHEMA_VERSION = 7  # 2: tenant locks, Evolution nodes; 3: sessions, speakers, neighbourhood; 4: MemoryOS tiers;
+# 5: store keys (the LangGraph store); 6: entities; 7: passages, the names speakers are called by
 
 
 @dataclass(frozen=True)
@@ -157,6 +157,10 @@ class NoteTx(Protocol):
         One statement on Neo4j: search's hot path saves its round trips."""
 
     def speakers(self) -> list[str]: ...
+
+    def speaker_calls(self) -> list[tuple[str, str, int]]:
+        """(speaker, name, times): how often the tenant's notes call each speaker by each name (their `addressee`
+        and `called`)."""
 
     def count_use(self, label: Counted, ids: Sequence[str], now: datetime) -> None:
         """One more use of each node per time its id is listed, stamped `now`: a note's retrieval, a segment's

@@ -233,6 +233,9 @@ class Neo4jNotes:
     def speakers(self) -> list[str]:
         return [r["speaker"] for r in self.run("search/speakers")]
 
+    def speaker_calls(self) -> list[tuple[str, str, int]]:
+        return [(r["speaker"], r["name"], int(r["times"])) for r in self.run("search/speaker_calls")]
+
     def count_use(self, label: Counted, ids: Sequence[str], now: datetime) -> None:
         self._each(_COUNTED[label], "ids", ids, now=now)
 

@@ -84,10 +84,13 @@ def evolution_from_record(props: dict[str, Any], revised: Sequence[Sequence[Any]
 
 
 def note_row(note: NoteInput, vector: Any, analysis: str, model: str | None, dimension: int,
-             neighbourhood: str = "", passages: Sequence[Passage] = ()) -> dict[str, Any]:
-    """What a new note is written from, in either store ('' for no source: a key cannot hold null)."""
+             neighbourhood: str = "", passages: Sequence[Passage] = (),
+             called: tuple[str, str] | None = None) -> dict[str, Any]:
+    """What a new note is written from, in either store ('' for no source: a key cannot hold null). `called`:
+    the speaker the note addresses and the name it calls them by."""
     return {
         "passages": passage_rows(str(note.id), passages, dimension),
+        "addressee": called[0] if called else None, "called": called[1] if called else None,
         "id": note.id, "content": note.content, "content_hash": validation.content_hash(note.content),
         "source": note.source or "", "keywords": list(note.keywords), "tags": list(note.tags), "context": note.context,
         "category": note.category, "importance": note.importance, "event_time": note.event_time, "analysis": analysis,

@@ -22,7 +22,7 @@ from ..llm.client import LLMClient
 from ..llm.prompts import RESPOND_SCHEMA, respond_messages
 from ..log import event
 from ..models import FACT_KINDS, MAX_HOPS, Fact, NoteInput, Page, Segment
-from ..retrieval import Retriever, named_speakers, without_names, without_stop_words
+from ..retrieval import Retriever, without_names, without_stop_words
 from ..settings import TierSettings
 from ..store.base import FactWrite, MemoryStore, PageWrite, SegmentWrite, SessionPages, Tx
 from ..text import without_stamp
@@ -305,8 +305,8 @@ class MemoryTiers:
         session = session or self._latest_session(tenant)
         stm = run(self._stm, tenant, session) if session else None
         now = self.clock()
-        names = named_speakers(query, self._retriever.speakers(tenant))
-        vector = self.embedder.embed_one(without_names(bare(query), names))  # ask about the thing, not the person
+        names, called = self._retriever.speakers(tenant).named(query)
+        vector = self.embedder.embed_one(without_names(bare(query), called))  # ask about the thing, not the person
         query_vector = self._vector(vector)
         similar = run(self.store.read, tenant, lambda tx: tx.page_search(matches, vector=query_vector)) if matches else None
         found = run(self.store.read, tenant, lambda tx: tx.facts(self.settings.assistant, vector=query_vector, limit=facts)) if facts else None

@@ -3,6 +3,7 @@ the store's all-or-nothing transaction (a write) or under its lock (a read)."""
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
@@ -88,6 +89,7 @@ class EmbeddedNotes:
         props = {
             **{k: row[k] for k in ("id", "content", "content_hash", "source", "keywords", "tags", "context", "category",
                                    "importance", "event_time", "analysis", "model", "speaker", "neighbourhood")},
+            **{k: row[k] for k in ("addressee", "called") if row[k] is not None},
             "tenant": self.tenant, "retrieval_count": 0, "created_at": self.now, "updated_at": self.now, "version": 1,
             "valid_from": row["event_time"] or self.now, "embedding": np.asarray(row["embedding"], dtype=np.float32),
         }
@@ -396,6 +398,12 @@ class EmbeddedNotes:
 
     def speakers(self) -> list[str]:
         return sorted({s for n in self.graph.labelled("Note", self.tenant) if (s := n.props.get("speaker"))})
+
+    def speaker_calls(self) -> list[tuple[str, str, int]]:
+        """cypher/search/speaker_calls.cypher."""
+        counted = Counter((n.props["addressee"], n.props["called"]) for n in self.graph.labelled("Note", self.tenant)
+                          if n.props.get("called") is not None)
+        return [(speaker, name, times) for (speaker, name), times in sorted(counted.items())]
 
 
     def count_use(self, label: Counted, ids: Sequence[str], now: datetime) -> None:
