@@ -25,6 +25,7 @@ RULES = {
     "chains": "a session's notes (and pages) form one NEXT chain in seq order",
     "links": "links join notes, with a confidence from 0 to 1",
     "mentions": "an entity's mention count is the number of notes that mention it",
+    "passages": "a passage belongs to one note, spans part of its content, and has a vector of the index's dimension",
 }
 MAX_SHOWN = 20  # violations listed per rule; the count is always whole
 
@@ -84,7 +85,28 @@ def check(tenant: str, dimension: int | None, records: Iterable[Mapping[str, Any
     _chains(report, nodes, kept, "Page", "session_id")
     _links(report, nodes, kept)
     _mentions(report, nodes, kept)
+    _passages(report, nodes, kept, dimension)
     return report
+
+
+def _passages(report: TenantCheck, nodes: Mapping[str, Any], rels: list[Mapping[str, Any]], dimension: int | None) -> None:
+    owners: dict[str, list[Mapping[str, Any]]] = defaultdict(list)
+    for rel in rels:
+        if rel["type"] == "HAS_PASSAGE":
+            owners[rel["end"]].append(nodes[rel["start"]]["props"])
+    for key, node in nodes.items():
+        if "Passage" not in node["labels"]:
+            continue
+        props, notes = node["props"], owners[key]
+        if len(notes) != 1:
+            report.add("passages", f"passage {props.get('id')!r} belongs to {len(notes)} notes")
+            continue
+        start, end, content = props.get("start"), props.get("end"), notes[0].get("content") or ""
+        if not (isinstance(start, int) and isinstance(end, int) and 0 <= start < end <= len(content)):
+            report.add("passages", f"passage {props.get('id')!r} spans {start}..{end} of a {len(content)}-character note")
+        vector = props.get("embedding")
+        if not isinstance(vector, list) or (dimension is not None and len(vector) != dimension):
+            report.add("passages", f"passage {props.get('id')!r} has no vector of {dimension} dimensions")
 
 
 def _ends(report: TenantCheck, nodes: Mapping[str, Any], rels: list[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
