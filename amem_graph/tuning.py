@@ -34,6 +34,7 @@ class Tuning:
     )
     speaker_prior: float = 0.2  # added to notes by a speaker the query names
     first_person: bool = True  # a question in the first person names the user: every speaker but the assistant
+    passages: bool = True  # a long note's dense score is its best passage's when that beats its own vector's
     # Entity anchors: the notes that mention an entity the query names gain entity_weight × their share of
     # the best anchor score; an entity weighs 1 / log2(2 + the notes mentioning it), so a rare name says more.
     entity_weight: float = 0.0

@@ -38,6 +38,8 @@ ABLATIONS: dict[str, tuple[dict[str, Any], int | None]] = {
     "derived fields in BM25 too": ({"fields": None}, None),
     "no query stop words": ({"lexical_stop_words": False}, None),
     "no speaker prior": ({"speaker_prior": 0.0}, None),
+    "no first-person prior": ({"first_person": False}, None),
+    "no passages": ({"passages": False}, None),
     "no name-free dense query": ({"strip_names": False}, None),
     "no session score": ({"session_weight": 0.0}, None),
     "no when boost": ({"when_boost": 0.0}, None),
