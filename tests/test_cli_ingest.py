@@ -42,7 +42,7 @@ def test_notes_are_ingested_once_and_a_rerun_skips_them(cli_env, tenant_env, tmp
     first = ingest(cli_env, tenant, str(file))
     assert first.exit_code == 0, first.output
     assert json.loads(first.stdout) | {"seconds": 0, "per_s": 0} == {
-        "format": "notes", "records": 3, "added": 3, "skipped": 0, "seconds": 0, "per_s": 0}
+        "format": "notes", "records": 3, "added": 3, "skipped": 0, "invalid": [], "seconds": 0, "per_s": 0}
     again = json.loads(ingest(cli_env, tenant, str(file)).stdout)
     assert again["added"] == 0 and again["skipped"] == 3
     notes = memory.list(limit=10)
