@@ -31,7 +31,7 @@ from .sockets import Cuttable, listening
 STORES = ("neo4j", "embedded")
 AMEM = str(Path(sys.executable).parent / "amem-graph")
 TOOLS = {"add_memory", "search_memory", "memory_context", "get_memory", "memory_history", "revert_memory",
-         "delete_memory", "add_turn", "dialogue_context", "persona", "entity"}
+         "delete_memory", "add_turn", "dialogue_context", "persona", "entity", "import_memories"}
 NOTES = ["Alice adopted a beagle named Max in May 2023.",
          "Max the beagle loves the park near Alice's house.",
          "Alice takes Max to the park every Sunday morning."]
@@ -103,8 +103,14 @@ async def session(client: Client) -> None:
     assert "InvalidInput" in await refused(client, "add_memory", content="   ")
     assert "tenant" in await refused(client, "add_memory", content="Into another tenant?", tenant="someone-else")
     assert "ISO-8601" in await refused(client, "add_memory", content="Bad time.", event_time="yesterday-ish")
+    assert "item 1: content is empty" in await refused(client, "import_memories", items=[{"content": "ok"}, {"content": " "}])
     after = json.loads((await client.read_resource("amem://stats")).contents[0].text)["labels"]["Note"]
     assert after == before == len(ids)
+    imported = await call(client, "import_memories", skip_invalid=True,
+                          items=[{"content": "Alice's cat is called Tom.", "tags": ["cat"]}, {"content": " "}])
+    assert len(imported["ids"]) == 1 and [s["position"] for s in imported["skipped"]] == [1]
+    assert "content is empty" in imported["skipped"][0]["error"]
+    await call(client, "delete_memory", id=imported["ids"][0])
 
     note = json.loads((await client.read_resource(f"amem://note/{ids[0]}")).contents[0].text)
     assert note["content"] == NOTES[0]
