@@ -15,6 +15,7 @@ from amem_graph import AgenticMemory, Settings
 from amem_graph.errors import ServerError
 from amem_graph.models import NO_FILTER
 from amem_graph.server import ConnectionInfo, LocalNeo4j
+from amem_graph.store import neo4j_notes
 
 from .conftest import free_port
 
@@ -39,8 +40,9 @@ def calendar_server(base_settings: Settings, tmp_path_factory: pytest.TempPathFa
 
 
 @pytest.mark.slow
-def test_a_calendar_release_filters_by_tenant_inside_the_vector_index(base_settings: Settings,
-                                                                        calendar_server: ConnectionInfo) -> None:
+def test_a_calendar_release_filters_by_tenant_inside_the_vector_index(
+    base_settings: Settings, calendar_server: ConnectionInfo, monkeypatch: pytest.MonkeyPatch,
+) -> None:
     settings = replace(base_settings, neo4j_uri=calendar_server.uri, neo4j_user=calendar_server.user,
                        neo4j_password=calendar_server.password, store="neo4j")
     with AgenticMemory(settings, tenant="cal-a") as a, AgenticMemory(settings, tenant="cal-b") as b:
@@ -54,6 +56,12 @@ def test_a_calendar_release_filters_by_tenant_inside_the_vector_index(base_setti
         assert len(approximate) == 5 and {n.id for n, _ in approximate} <= set(mine)  # no other tenant's note
         hits = a.search("Where did Alice go hiking?", k=3)
         assert hits and all(h.note.tenant == "cal-a" for h in hits)
+        # A long note's passages: found through their own index, filtered by tenant inside it too.
+        long = a.add("Alice wrote about the weather. " * 200 + "At the end: her kayak is bright orange.")
+        b.add("Bob wrote about the weather. " * 200 + "At the end: his kayak is bright orange.")
+        monkeypatch.setattr(neo4j_notes, "EXACT_PASSAGES", 0)  # the index, not the scan of a few passages
+        found = a.search("What colour is the kayak?", k=1, mode="vector")
+        assert found[0].note.id == long.id and found[0].passage is not None
         assert a.admin.check().sound and b.admin.check().sound
         a.admin.delete_tenant("cal-a")
         b.admin.delete_tenant("cal-b")

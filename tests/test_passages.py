@@ -14,6 +14,7 @@ from amem_graph.cli import app
 from amem_graph.embedding.passages import spans
 from amem_graph.errors import InvalidInput
 from amem_graph.models import NoteInput
+from amem_graph.store import neo4j_notes
 
 STORES = ("neo4j", "embedded")
 FACT = "Finally, the launch code for the orbital rocket is PURPLE-ELEPHANT-42."
@@ -54,6 +55,15 @@ def test_a_fact_at_the_end_of_a_long_note_is_found_by_its_passage(memory: Agenti
         assert FACT in text[start:end] and end == len(text)
         assert tuple(found[0].to_dict()["passage"]) == (start, end)
     assert passages(memory) >= 10  # a 15,000-character note of short words: many windows
+
+
+@pytest.mark.neo4j_only
+def test_many_passages_are_found_through_their_vector_index(memory: AgenticMemory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A tenant with more passages than the exact scan takes: the shared index, over-fetched by tenant."""
+    monkeypatch.setattr(neo4j_notes, "EXACT_PASSAGES", 0)
+    note = memory.add(long_note(), source="long")
+    hits = memory.search(QUESTION, k=3, mode="vector")
+    assert [hit for hit in hits if hit.note.id == note.id][0].passage is not None
 
 
 def test_short_notes_have_no_passages_and_a_hit_names_none(memory: AgenticMemory) -> None:

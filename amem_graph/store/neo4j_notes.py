@@ -168,7 +168,7 @@ class Neo4jNotes:
     def vector_search(
         self, vector: Sequence[float], k: int, *, filters: SearchFilter = NO_FILTER, brief: bool = False
     ) -> list[tuple[Note, float]]:
-        rows = self._knn_rows("note/vector_search", vector, k, filters, brief)
+        rows = self._knn_rows("note/vector_search", "note/vector_search_exact", vector, k, filters, brief)
         return [(_note(r["note"], brief), float(r["score"])) for r in rows]
 
     def passage_search(
@@ -179,11 +179,13 @@ class Neo4jNotes:
             return []
         params = {"vector": list(vector), "k": k, "brief": brief, **filters.params()}
         rows = (self.run("note/passage_search_exact", **params) if held <= EXACT_PASSAGES
-                else self._knn_rows("note/passage_search", vector, k, filters, brief))
+                else self._knn_rows("note/passage_search", "note/passage_search_exact", vector, k, filters, brief))
         return [(_note(r["note"], brief), float(r["score"]), int(r["start"]), int(r["end"])) for r in rows]
 
-    def _knn_rows(self, name: str, vector: Sequence[float], k: int, filters: SearchFilter, brief: bool) -> list[Record]:
-        """The rows of the k-NN statement `name` (and `name`_exact). On Neo4j 5 an index is shared by all tenants
+    def _knn_rows(
+        self, name: str, exact: str, vector: Sequence[float], k: int, filters: SearchFilter, brief: bool,
+    ) -> list[Record]:
+        """The rows of the k-NN statement `name`, else of its `exact` scan. On Neo4j 5 an index is shared by all tenants
         and cannot filter while it searches (on 2026.01+ it filters by tenant, and only the rest of the filter is
         applied after): over-fetch by a multiple sized from the share of this tenant's (and filter's) nodes
         recent queries saw (the widest of them, forgotten slowly: a second statement costs more than a wider
@@ -204,7 +206,7 @@ class Neo4jNotes:
                 break
             fetch = min(MAX_FETCH, round(self._overfetch[key] * k))
         if len(rows) < k:
-            rows = self.run(f"{name}_exact", **params)
+            rows = self.run(exact, **params)
         return rows
 
     def fulltext_search(
