@@ -16,8 +16,8 @@ EXPANSION_TYPES: frozenset[str] = LINK_TYPES | {"NEXT"}  # NEXT: session order, 
 
 @dataclass(frozen=True)
 class Tuning:
-    """How search ranks. The defaults are the settings measured best on the LoCoMo dev split (BENCHMARKS.md);
-    a weight of 0 turns its ingredient off."""
+    """How search ranks. The defaults are the settings measured best on the LoCoMo, REALTALK and BEAM dev sets
+    together (BENCHMARKS.md); a weight of 0 turns its ingredient off."""
 
     fusion: Fusion = "minmax"
     dense_weight: float = DENSE_WEIGHT  # min-max fusion: α·dense + (1−α)·lexical
@@ -32,7 +32,7 @@ class Tuning:
             "FOLLOWS": 0.6, "SAME_ENTITY": 0.7,
         }
     )
-    speaker_prior: float = 0.2  # added to notes by a speaker the query names
+    speaker_prior: float = 0.3  # added to notes by a speaker the query names
     first_person: bool = True  # a question in the first person names the user: every speaker but the assistant
     passages: bool = True  # a long note's dense score is its best passage's when that beats its own vector's
     # Entity anchors: the notes that mention an entity the query names gain entity_weight × their share of
@@ -40,7 +40,8 @@ class Tuning:
     entity_weight: float = 0.0
     entity_notes: int = 30  # the newest notes read per named entity
     strip_names: bool = True  # embed the query without the speakers it names
-    session_weight: float = 0.3  # × the best score in the note's session
+    # × the best score in the note's session: a day of chat or a long session says less than LoCoMo's short ones
+    session_weight: float = 0.15
     when_boost: float = 0.1  # added to time-bearing notes on "when" questions
     mmr: float | None = None  # λ of maximal marginal relevance (lexical similarity); None: off
     lexical_stop_words: bool = True  # drop question and filler words from the BM25 query

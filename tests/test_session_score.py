@@ -4,6 +4,7 @@ notes with and without a session rank on equal terms."""
 import pytest
 
 from amem_graph import AgenticMemory
+from amem_graph.tuning import Tuning
 
 STORES = ("neo4j", "embedded")
 
@@ -29,5 +30,5 @@ def test_a_note_gains_from_the_best_other_note_of_its_session(memory: AgenticMem
     assert set(before) == {note.id for note in (*turns, alone)}  # the second turn by its neighbourhood
     for note in turns:
         best_other = max(before[other.id] for other in turns if other.id != note.id)
-        assert bonus[note.id] == pytest.approx(0.3 * best_other)
+        assert bonus[note.id] == pytest.approx(Tuning().session_weight * best_other)
     assert bonus[alone.id] == 0.0

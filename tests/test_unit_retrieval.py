@@ -108,7 +108,7 @@ def test_mmr_picks_a_diverse_note_over_a_near_duplicate(retriever) -> None:
 
 
 def test_priors_for_a_named_speaker_and_for_when_questions(retriever) -> None:
-    r = retriever()
+    r = retriever(speaker_prior=0.2)
     said = SearchHit(note("a", "Caroline: we went hiking last week", speaker="Caroline"), 0.5)
     assert r._prior(said, ("Caroline",), when=False).score == pytest.approx(0.7)
     both = r._prior(said, ("Caroline",), when=True)
