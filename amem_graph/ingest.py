@@ -9,7 +9,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, fields
 from datetime import datetime
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from . import validation
 from .bench import locomo
@@ -56,14 +56,21 @@ def notes(
     return validation.each(list(_numbered(path)), lambda line, _: _note(*line, max_chars), on_invalid)
 
 
-def _note(number: int, line: str, max_chars: int) -> NoteInput:
+def _record(number: int, line: str, kind: str, fields: set[str], required: str | None = None) -> dict[str, Any]:
+    """One line as a JSON object of `fields` only (with `required`), or InvalidInput naming the line."""
     try:
         record = json.loads(line)
     except ValueError as err:
         raise InvalidInput(f"line {number} is not JSON: {err}") from None
-    if not isinstance(record, dict) or set(record) - NOTE_FIELDS or "content" not in record:
+    if not isinstance(record, dict) or set(record) - fields or (required and required not in record):
         got = sorted(record) if isinstance(record, dict) else type(record).__name__
-        raise InvalidInput(f"line {number}: a note has `content` and only {sorted(NOTE_FIELDS)}; got {got}")
+        needs = f"`{required}` and " if required else ""
+        raise InvalidInput(f"line {number}: a {kind} has {needs}only {sorted(fields)}; got {got}")
+    return record
+
+
+def _note(number: int, line: str, max_chars: int) -> NoteInput:
+    record = _record(number, line, "note", NOTE_FIELDS, "content")
     try:
         return validation.note_input(NoteInput(**{
             **record, "keywords": tuple(record.get("keywords") or ()), "tags": tuple(record.get("tags") or ()),
@@ -86,14 +93,8 @@ def turns(path: Path, max_chars: int, *, on_invalid: Callable[[int, InvalidInput
 
 
 def _turn(number: int, line: str, max_chars: int) -> Turn:
+    record = _record(number, line, "turn", TURN_FIELDS)
     try:
-        record = json.loads(line)
-    except ValueError as err:
-        raise InvalidInput(f"line {number} is not JSON: {err}") from None
-    try:
-        if not isinstance(record, dict) or set(record) - TURN_FIELDS:
-            got = sorted(record) if isinstance(record, dict) else type(record).__name__
-            raise InvalidInput(f"a turn has only {sorted(TURN_FIELDS)}; got {got}")
         user = validation.text(record.get("user") or "", "user", max_chars, allow_empty=True)
         assistant = validation.text(record.get("assistant") or "", "assistant", max_chars, allow_empty=True)
         if not (user.strip() or assistant.strip()):
