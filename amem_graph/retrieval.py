@@ -85,11 +85,11 @@ def fuse(
 
 def dense_search(
     tx: Tx, vector: Sequence[float], k: int, *, filters: SearchFilter = NO_FILTER, brief: bool = False,
-    passages: bool = True,
+    passages: bool = True, margin: float = 0.0,
 ) -> tuple[list[tuple[Note, float]], dict[str, tuple[int, int]]]:
     """The k nearest notes, each by its best vector: its own (the first window of its text, with what was derived
-    from it) or, for a long note, its best passage (unless not `passages`); and the span of each note whose
-    passage won."""
+    from it) or, for a long note, its best passage (unless not `passages`) at its cosine less `margin`; and the
+    span of each note whose passage won."""
     notes = tx.vector_search(vector, k, filters=filters, brief=brief)
     found = tx.passage_search(vector, k, filters=filters, brief=brief) if passages else []
     if not found:
@@ -97,6 +97,7 @@ def dense_search(
     best = {note.id: (note, score) for note, score in notes}
     spans: dict[str, tuple[int, int]] = {}
     for note, score, start, end in found:
+        score -= margin / 2  # the index's scores are (1 + cosine) / 2
         if note.id not in best or score > best[note.id][1]:
             best[note.id] = (note, score)
             spans[note.id] = (start, end)
@@ -128,7 +129,8 @@ def seeds(
     query_vector = _query_vector(vector, store) if dense_wanted and vector is not None else []
 
     def both(tx: Tx) -> tuple[tuple[list[tuple[Note, float]], dict[str, tuple[int, int]]], list[tuple[Note, float]]]:
-        dense = dense_search(tx, query_vector, pool, filters=filters, passages=tuning.passages) if dense_wanted else ([], {})
+        dense = (dense_search(tx, query_vector, pool, filters=filters, passages=tuning.passages,
+                              margin=tuning.passage_margin) if dense_wanted else ([], {}))
         found = tx.fulltext_search(query, pool, filters=filters, fields=tuning.fields) if lexical_wanted else []
         return dense, found
 
@@ -322,8 +324,8 @@ class Retriever:
         anchors = anchored.result() if anchored is not None else None
 
         def ranked(tx: Tx) -> tuple[list[SearchHit], list[tuple[Note, float, list[Step]]]]:
-            dense, spans = (dense_search(tx, vector, pool, filters=filters, brief=True, passages=tuning.passages)
-                            if vector is not None else ([], {}))
+            dense, spans = (dense_search(tx, vector, pool, filters=filters, brief=True, passages=tuning.passages,
+                                         margin=tuning.passage_margin) if vector is not None else ([], {}))
             fused = fuse(dense, lexical_hits, pool, tuning.dense_weight, fusion=tuning.fusion, rrf_k=tuning.rrf_k)
             fused = with_passages(fused, spans)
             fused = [self._prior(hit, names, when) for hit in fused]
