@@ -53,7 +53,7 @@ def neighbourhoods(tail: Sequence[Note], new: NoteInput) -> tuple[str, dict[str,
 def addressed(tail: Sequence[Note], note: NoteInput) -> tuple[str, str] | None:
     """(the speaker a new turn speaks to, the name it calls them by) when it calls someone by name ("Thanks,
     Kate!"): the one it answers is its session's last other speaker. How a question may name that speaker."""
-    names = vocatives(note.content) if note.speaker else []
+    names = vocatives(note.content, note.speaker) if note.speaker else []
     other = next((n.speaker for n in reversed(tail) if n.speaker and n.speaker != note.speaker), None)
     return (other, names[0]) if names and other else None
 

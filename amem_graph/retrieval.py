@@ -162,20 +162,20 @@ class Speakers:
     @classmethod
     def of(cls, speakers: Sequence[str], calls: Sequence[tuple[str, str, int]] = ()) -> Speakers:
         """From the speakers and the vocatives of their notes ((speaker addressed, name, times)): a name becomes
-        a speaker's alias when the others call them by it at least ALIAS_MIN_CALLS times and ALIAS_LEAD times as
-        often as by any other name, and it names no speaker already."""
+        a speaker's alias when it names no speaker already, and the others call them by it at least ALIAS_MIN_CALLS
+        times and ALIAS_LEAD times as often as by any other such name."""
         names: dict[str, str] = {}
         for speaker in sorted(speakers, key=len):  # a full name wins over another speaker's first word
             for name in (speaker.split()[0], speaker):
                 names[name.casefold()] = speaker
         by_speaker: dict[str, Counter[str]] = {}
-        for speaker, name, times in calls:
-            if speaker in speakers:
+        for speaker, name, times in calls:  # a name that names a speaker already is no new one
+            if speaker in speakers and name.casefold() not in names:
                 by_speaker.setdefault(speaker, Counter())[name.casefold()] += times
         for speaker, counted in by_speaker.items():
             (name, times), *rest = counted.most_common(2)
             runner_up = rest[0][1] if rest else 0
-            if times >= ALIAS_MIN_CALLS and times >= ALIAS_LEAD * runner_up and name not in names:
+            if times >= ALIAS_MIN_CALLS and times >= ALIAS_LEAD * runner_up:
                 names[name] = speaker
         return cls(names)
 

@@ -67,9 +67,13 @@ _INTERJECTIONS = frozenset(
 )
 
 
-def vocatives(text: str) -> list[str]:
+def vocatives(text: str, speaker: str | None = None) -> list[str]:
     """The names a chat message calls the one it speaks to ("Hey Kate!", "Sounds great, Kate."), capitalised as
-    names are; the speaker's own name before a colon is not one."""
-    body = split_speaker(text)[1]
+    names are; the speaker's own name before a colon (`speaker`, in any case, or a capitalised one) is not one."""
+    body = without_stamp(text)
+    if speaker and body[: len(speaker) + 1].casefold() == f"{speaker}:".casefold():
+        body = body[len(speaker) + 1 :].lstrip()
+    else:
+        body = split_speaker(text)[1]
     found = dict.fromkeys(m.group(1) for pattern in _VOCATIVES for m in pattern.finditer(body))
     return [name for name in found if name[0].isupper() and name.lower() not in STOP_WORDS | _INTERJECTIONS]
