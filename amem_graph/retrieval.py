@@ -166,7 +166,7 @@ class Speakers:
         times and ALIAS_LEAD times as often as by any other such name."""
         names: dict[str, str] = {}
         for speaker in sorted(speakers, key=len):  # a full name wins over another speaker's first word
-            for name in (speaker.split()[0], speaker):
+            for name in ((speaker.split() or [speaker])[0], speaker):
                 names[name.casefold()] = speaker
         by_speaker: dict[str, Counter[str]] = {}
         for speaker, name, times in calls:  # a name that names a speaker already is no new one
@@ -180,9 +180,10 @@ class Speakers:
         return cls(names)
 
     def besides(self, speaker: str) -> tuple[str, ...]:
-        """Every speaker but `speaker`, when `speaker` is one (none otherwise)."""
+        """Every speaker but `speaker` (in any case), when `speaker` is one (none otherwise)."""
         every = set(self.names.values())
-        return tuple(sorted(every - {speaker})) if speaker in every else ()
+        theirs = {s for s in every if s.casefold() == speaker.casefold()}
+        return tuple(sorted(every - theirs)) if theirs else ()
 
     def named(self, query: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
         """The speakers a query names, and the words that name them as the query writes them. A capitalised word
