@@ -31,7 +31,7 @@ def long_note(chars: int = 15_000) -> str:
 
 
 def passages(memory: AgenticMemory) -> int:
-    return memory.stats().labels.get("Passage", 0)
+    return memory.stats(tenant=memory.tenant).labels.get("Passage", 0)
 
 
 def test_windows_cover_the_text_after_the_first_and_overlap() -> None:
@@ -104,7 +104,7 @@ def test_an_import_with_an_item_over_the_limit_stores_the_rest_when_asked(memory
     items = [NoteInput("first"), NoteInput("x" * (limit + 1)), NoteInput("third"), NoteInput("\x00bad")]
     with pytest.raises(InvalidInput, match=f"item 1: content has {limit + 1} characters"):
         memory.add_many(items)
-    assert memory.stats().labels.get("Note", 0) == 0
+    assert memory.stats(tenant=memory.tenant).labels.get("Note", 0) == 0
     left: list[tuple[int, str]] = []
     ids = memory.add_many(items, on_invalid=lambda position, err: left.append((position, str(err))))
     assert [memory.get(note_id).content for note_id in ids] == ["first", "third"]
