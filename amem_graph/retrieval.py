@@ -209,11 +209,6 @@ ALIAS_LEAD = 3.0
 _NAME_WORD = re.compile(r"\b([^\W\d_][\w-]*)(?:'s|’s)?\b")
 
 
-def named_speakers(query: str, speakers: Speakers | Sequence[str]) -> tuple[str, ...]:
-    """The speakers a query names (Speakers.named)."""
-    return (speakers if isinstance(speakers, Speakers) else Speakers.of(speakers)).named(query)[0]
-
-
 def without_names(query: str, names: Sequence[str]) -> str:
     """The query without the words that name speakers (a name and its possessive): the dense query then asks
     about the thing, not the person."""

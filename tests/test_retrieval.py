@@ -12,7 +12,7 @@ import pytest
 from amem_graph import AgenticMemory, Settings
 from amem_graph.errors import InvalidInput
 from amem_graph.models import NoteInput
-from amem_graph.retrieval import Retriever, Tuning, format_context, named_speakers, without_names
+from amem_graph.retrieval import Retriever, Tuning, format_context, Speakers, without_names
 from amem_graph.store.lucene import lucene_query
 
 STORES = ("neo4j", "embedded")
@@ -160,7 +160,7 @@ def test_a_named_speaker_is_preferred_and_left_out_of_the_dense_query(memory: Ag
         NoteInput("Caroline: I love hiking in the mountains.", source="c"),
         NoteInput("Melanie: I love hiking in the mountains too.", source="m"),
     ])
-    assert named_speakers("What does Caroline's family enjoy?", ["Melanie", "Caroline"]) == ("Caroline",)
+    assert Speakers.of(["Melanie", "Caroline"]).named("What does Caroline's family enjoy?")[0] == ("Caroline",)
     assert without_names("What does Caroline's family enjoy?", ["Caroline"]) == "What does family enjoy?"
     assert without_names("Caroline?", ["Caroline"]) == "Caroline?"  # nothing would be left
     hits = {h.note.speaker: h for h in memory.search("Where does Caroline like hiking?", k=2, hops=0)}

@@ -17,7 +17,6 @@ from amem_graph.retrieval import (
     format_context,
     fuse,
     Speakers,
-    named_speakers,
     without_names,
     without_stop_words,
 )
@@ -119,11 +118,11 @@ def test_priors_for_a_named_speaker_and_for_when_questions(retriever) -> None:
 
 def test_named_speakers_and_the_query_without_them() -> None:
     speakers = ["Caroline Smith", "Melanie", "Bob", "elise", "May"]
-    assert named_speakers("What did Caroline's sister tell Mel?", speakers) == ("Caroline Smith",)
-    assert named_speakers("what did bob say?", speakers) == ("Bob",)  # users type names in lower case too
-    assert named_speakers("What does Elise study?", speakers) == ("elise",)  # and chat names come in lower case
-    assert named_speakers("what may happen?", speakers) == ()  # a name that is a common word, in lower case
-    assert named_speakers("What did May say?", speakers) == ("May",)
+    assert Speakers.of(speakers).named("What did Caroline's sister tell Mel?")[0] == ("Caroline Smith",)
+    assert Speakers.of(speakers).named("what did bob say?")[0] == ("Bob",)  # users type names in lower case too
+    assert Speakers.of(speakers).named("What does Elise study?")[0] == ("elise",)  # and chat names come in lower case
+    assert Speakers.of(speakers).named("what may happen?")[0] == ()  # a name that is a common word, in lower case
+    assert Speakers.of(speakers).named("What did May say?")[0] == ("May",)
     assert without_names("What did Caroline's sister say?", ["Caroline Smith"]) == "What did sister say?"
     assert without_names("Caroline?", ["Caroline"]) == "Caroline?"  # nothing left: the query as it was
 
