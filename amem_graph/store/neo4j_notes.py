@@ -41,9 +41,10 @@ OVERFETCH_MEMORY = 0.95  # per query, how much of the widest recent over-fetch m
 # Candidates asked of an index that filters by tenant itself, at least: a filtered HNSW search with a small
 # limit explores too little of the graph (BENCHMARKS.md, "Scale").
 FILTERED_MIN_FETCH = 100
-# A tenant's passages up to this many are scanned exactly: as fast as the shared index's over-fetch there,
-# and exact. Most tenants hold none or few (only notes longer than the model's window have passages).
-EXACT_PASSAGES = 2_000
+# A tenant's passages up to this many are scanned exactly (an index over-fetch would mostly return other
+# tenants' and end in the scan anyway); past it the scan reads every passage's vector and costs more than the
+# index. Most tenants hold none or few (only notes longer than the model's window have passages).
+EXACT_PASSAGES = 100
 
 
 def _note(props: dict[str, Any], brief: bool) -> Note:
