@@ -13,7 +13,7 @@ from amem_graph import AgenticMemory
 from amem_graph.cli import app
 from amem_graph.embedding.passages import spans
 from amem_graph.errors import InvalidInput
-from amem_graph.models import NoteInput
+from amem_graph.models import NO_FILTER, NoteInput
 from amem_graph.store import neo4j_notes
 
 STORES = ("neo4j", "embedded")
@@ -64,6 +64,24 @@ def test_many_passages_are_found_through_their_vector_index(memory: AgenticMemor
     note = memory.add(long_note(), source="long")
     hits = memory.search(QUESTION, k=3, mode="vector")
     assert [hit for hit in hits if hit.note.id == note.id][0].passage is not None
+
+
+@pytest.mark.parametrize("exact", [True, False], ids=["scan", "index"])
+def test_a_store_gives_each_long_note_once_with_its_best_passage(
+    memory: AgenticMemory, monkeypatch: pytest.MonkeyPatch, exact: bool,
+) -> None:
+    """Many windows of one note near the query are one candidate: k passages' worth of notes, not one note k
+    times (and on Neo4j, not its content sent once per window)."""
+    if not exact:
+        monkeypatch.setattr(neo4j_notes, "EXACT_PASSAGES", 0)  # Neo4j: the index; the embedded store has one path
+    kayak = memory.add("Our kayak is bright orange and we paddle it on the lake. " * 150, source="kayak")
+    other = memory.add("Paragraph about rain over the valley. " * 200 + FACT, source="rocket")
+    vector = memory.embedder.embed_one("What colour is the kayak?")
+    found = memory._store.read(memory.tenant, lambda tx: tx.passage_search(vector, 5, filters=NO_FILTER))
+    ids = [note.id for note, *_ in found]
+    assert ids[0] == kayak.id and len(ids) == len(set(ids)) == 2 and other.id in ids
+    scores = [score for _, score, *_ in found]
+    assert scores == sorted(scores, reverse=True)
 
 
 def test_short_notes_have_no_passages_and_a_hit_names_none(memory: AgenticMemory) -> None:

@@ -191,22 +191,23 @@ class Neo4jNotes:
         applied after): over-fetch by a multiple sized from the share of this tenant's (and filter's) nodes
         recent queries saw (the widest of them, forgotten slowly: a second statement costs more than a wider
         first one), widen once by the share this one saw, then scan the tenant exactly (also the path for
-        tenants under k nodes)."""
+        tenants under k nodes). Passage statements return each note once: k passages may be fewer notes."""
         params = {"vector": list(vector), "k": k, "brief": brief, **filters.params()}
         key = (name, self.tenant, filters != NO_FILTER)
         floor = FILTERED_MIN_FETCH if self._knn.tenant_in_index else 20
         fetch = min(MAX_FETCH, max(round(self._overfetch.get(key, 2.0) * k), floor))
         rows: list[Record] = []
+        matched = 0  # nodes of the tenant that passed the filter (for passages: passages, of fewer notes)
         dialect = "25" if self._knn.tenant_in_index else None
         for _ in range(2):
             rows = self.run(name, dialect=dialect, fetch=fetch, **params)
             matched = rows[0]["matched"] if rows else 0
             seen = 1.5 * fetch / matched if matched else 10.0 * fetch / k
             self._overfetch[key] = max(2.0, seen, OVERFETCH_MEMORY * self._overfetch.get(key, 2.0))
-            if len(rows) >= k or fetch >= MAX_FETCH:
+            if matched >= k or fetch >= MAX_FETCH:
                 break
             fetch = min(MAX_FETCH, round(self._overfetch[key] * k))
-        if len(rows) < k:
+        if matched < k:
             rows = self.run(exact, **params)
         return rows
 

@@ -1,6 +1,6 @@
 // Cypher 25 (Neo4j 2026.01+, the index of schema/260_passage_embedding.25): passages of the tenant only, the
-// tenant filtered inside the index; the rest of the filter applies to their notes after, as in
-// note/passage_search.
+// tenant filtered inside the index; the rest of the filter applies to their notes after, and each note comes
+// once with its best passage, as in note/passage_search.
 CYPHER 25
 MATCH (passage:Passage)
   SEARCH passage IN (VECTOR INDEX passage_embedding FOR $vector WHERE passage.tenant = $tenant LIMIT $fetch)
@@ -8,7 +8,10 @@ MATCH (passage:Passage)
 MATCH (node:Note)-[:HAS_PASSAGE]->(passage)
 WHERE @note_filter
 WITH node, passage, score ORDER BY score DESC
-WITH collect({node: node, score: score, start: passage.start, end: passage.end}) AS hits
+WITH node, collect({score: score, start: passage.start, end: passage.end})[0] AS best, count(*) AS passages
+ORDER BY best.score DESC
+WITH collect({node: node, best: best}) AS hits, sum(passages) AS matched
 UNWIND hits[0..$k] AS hit
-WITH hit.node AS node, hit.score AS score, hit.start AS start, hit.end AS end, size(hits) AS matched
-RETURN CASE WHEN $brief THEN @note_brief ELSE @note_map END AS note, score, start, end, matched
+WITH hit.node AS node, hit.best AS best, matched
+RETURN CASE WHEN $brief THEN @note_brief ELSE @note_map END AS note, best.score AS score, best.start AS start,
+       best.end AS end, matched

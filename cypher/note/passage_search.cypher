@@ -1,10 +1,16 @@
 // Approximate k-NN over long notes' passages, over-fetched and filtered by their notes as note/vector_search
-// is (`matched` sizes the next over-fetch); each row is a passage with its note and its span.
+// is; each note once, with its best passage's score and span (a long note has many passages near the query:
+// sending its content per passage would multiply the rows' size). `matched` counts the passages that
+// passed, which sizes the next over-fetch.
 CALL db.index.vector.queryNodes('passage_embedding', $fetch, $vector) YIELD node AS passage, score
 WHERE passage.tenant = $tenant
 MATCH (node:Note)-[:HAS_PASSAGE]->(passage)
 WHERE @note_filter
-WITH collect({node: node, score: score, start: passage.start, end: passage.end}) AS hits
+WITH node, passage, score ORDER BY score DESC
+WITH node, collect({score: score, start: passage.start, end: passage.end})[0] AS best, count(*) AS passages
+ORDER BY best.score DESC
+WITH collect({node: node, best: best}) AS hits, sum(passages) AS matched
 UNWIND hits[0..$k] AS hit
-WITH hit.node AS node, hit.score AS score, hit.start AS start, hit.end AS end, size(hits) AS matched
-RETURN CASE WHEN $brief THEN @note_brief ELSE @note_map END AS note, score, start, end, matched
+WITH hit.node AS node, hit.best AS best, matched
+RETURN CASE WHEN $brief THEN @note_brief ELSE @note_map END AS note, best.score AS score, best.start AS start,
+       best.end AS end, matched

@@ -319,18 +319,19 @@ class EmbeddedNotes:
             return []
         query = np.asarray(vector, dtype=np.float32)
         scores = (1.0 + matrix @ (query / (np.linalg.norm(query) + 1e-12))) / 2.0
-        found = []
+        found: dict[str, tuple[Note, float, int, int]] = {}  # note id → its best passage (scores fall)
         for i in np.argsort(-scores, kind="stable"):
             passage = self.graph.nodes.get(keys[i])
             if passage is None:
                 continue
             for rel in self.graph.relationships(passage, ["HAS_PASSAGE"], "in"):
                 node = self.graph.nodes[rel.start]
-                if passes(node.props, filters):
-                    found.append((self._store.to_note(node), float(scores[i]), passage.props["start"], passage.props["end"]))
+                if node.props["id"] not in found and passes(node.props, filters):
+                    found[node.props["id"]] = (self._store.to_note(node), float(scores[i]), passage.props["start"],
+                                               passage.props["end"])
             if len(found) >= k:
                 break
-        return found[:k]
+        return list(found.values())[:k]
 
     def fulltext_search(
         self, query: str, k: int, *, filters: SearchFilter = NO_FILTER, fields: Mapping[str, float] | None = None,
