@@ -5,7 +5,7 @@
 # Leaves the server running so you can explore it in Neo4j Browser; `amem-graph neo4j stop` stops it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/setup.sh
+scripts/setup.sh --demo   # the package and one Neo4j release: nothing the demo does not use
 export HF_HUB_OFFLINE=1
 amem=.venv/bin/amem-graph
 echo "== On the embedded store (no server; NEO4J_URI unset)"

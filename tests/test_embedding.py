@@ -118,3 +118,25 @@ def test_the_backend_setting() -> None:
         Settings.from_env({"AMEM_EMBEDDING_BACKEND": "gpu"})
     embedder = Embedder.of(Settings.from_env({"AMEM_EMBEDDING_BACKEND": "torch", "AMEM_HOME": "/tmp/x"}))
     assert (embedder.requested, embedder.home) == ("torch", Path("/tmp/x"))
+
+
+@pytest.mark.slow
+def test_a_first_run_says_one_line_while_it_prepares_the_model_and_nothing_else(tmp_path: Path) -> None:
+    """A fresh machine (an empty AMEM_HOME): the export and int8 quantisation print one line on stderr (what,
+    where, how long) and no library's warning or progress bar; the second run prints nothing."""
+    import os
+    import subprocess
+    import sys
+
+    code = "from amem_graph.embedding import Embedder; print(Embedder().embed_one('hello').shape[0])"
+    env = {**os.environ, "AMEM_HOME": str(tmp_path), "HF_HUB_OFFLINE": "1"}
+    env.pop("AMEM_EMBEDDING_BACKEND", None)
+    for run in ("first", "second"):
+        done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=600, check=False)
+        assert done.returncode == 0 and done.stdout.strip() == "384", done.stderr
+        lines = done.stderr.splitlines()
+        if run == "first":
+            assert len(lines) == 1 and lines[0].startswith("Preparing the embedding model") and "done in" in lines[0], lines
+            assert str(tmp_path) in lines[0]
+        else:
+            assert lines == []

@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import json
 import logging
+import sys
 import threading
+import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from functools import cache
@@ -106,18 +108,33 @@ def _onnx_encoder(name: str, home: Path, int8: bool) -> onnx.OnnxEncoder:
     if not onnx.supported(folder):
         raise onnx.OnnxUnavailable(f"{name!r} is not a local Transformer + mean-pooling model folder")
     graph = onnx.cache_path(name, folder, home)
+    quantized = graph.with_name("model-int8.onnx")
     with _exporting:
-        if not graph.is_file():
-            with _no_progress_bars():
-                onnx.export(folder, graph)
-            _check(name, folder, graph, onnx.MIN_COSINE)
-        if int8:
-            quantized = graph.with_name("model-int8.onnx")
-            if not quantized.is_file():
-                onnx.quantize(graph, quantized)
-                _check(name, folder, quantized, onnx.MIN_COSINE_INT8)
-            return onnx.OnnxEncoder(folder, quantized, alone=True)
-    return onnx.OnnxEncoder(folder, graph)
+        if not graph.is_file() or (int8 and not quantized.is_file()):
+            with _preparing(name, graph.parent):
+                if not graph.is_file():
+                    with _no_progress_bars():
+                        onnx.export(folder, graph)
+                    _check(name, folder, graph, onnx.MIN_COSINE)
+                if int8 and not quantized.is_file():
+                    onnx.quantize(graph, quantized)
+                    _check(name, folder, quantized, onnx.MIN_COSINE_INT8)
+    return onnx.OnnxEncoder(folder, quantized, alone=True) if int8 else onnx.OnnxEncoder(folder, graph)
+
+
+@contextmanager
+def _preparing(name: str, folder: Path) -> Iterator[None]:
+    """One line on stderr while the model is exported for ONNX Runtime, the first time it is used on a machine:
+    the only wait of a first run that the user did not start themselves, so it says what it is and how long it took."""
+    began = time.perf_counter()
+    sys.stderr.write(f"Preparing the embedding model {name} for ONNX Runtime (once per machine, into {folder}) ... ")
+    sys.stderr.flush()
+    try:
+        yield
+    except BaseException:
+        sys.stderr.write("failed\n")
+        raise
+    sys.stderr.write(f"done in {time.perf_counter() - began:.0f} s\n")
 
 
 def _check(name: str, folder: Path, graph: Path, minimum: float) -> None:

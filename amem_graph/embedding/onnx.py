@@ -6,13 +6,15 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import os
 import re
 import tempfile
 import threading
 import warnings
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -132,13 +134,32 @@ def quantize(graph: Path, target: Path) -> None:
         optimizer.optimize_model(
             str(graph), model_type="bert", num_heads=int(config["num_attention_heads"]), hidden_size=int(config["hidden_size"]),
         ).save_model_to_file(fused)
-        quantize_dynamic(fused, temporary, weight_type=QuantType.QInt8, per_channel=True, op_types_to_quantize=["MatMul", "Attention"],
-                         extra_options={"DefaultTensorType": onnx_.TensorProto.FLOAT})
+        with _root_logger_quiet():
+            quantize_dynamic(fused, temporary, weight_type=QuantType.QInt8, per_channel=True,
+                             op_types_to_quantize=["MatMul", "Attention"],
+                             extra_options={"DefaultTensorType": onnx_.TensorProto.FLOAT})
         os.replace(temporary, target)
     finally:
         for path in (fused, temporary):
             if os.path.exists(path):
                 os.unlink(path)
+
+
+@contextmanager
+def _root_logger_quiet() -> Iterator[None]:
+    """The quantiser advises pre-processing through the root logger (`logging.warning`), which also gives a
+    program without logging set up a stderr handler for good. Neither is the user's concern: for the call, the
+    root logger drops warnings, and a handler is in place so that none is added."""
+    root = logging.getLogger()
+    guard = logging.NullHandler()
+    level = root.level
+    root.addHandler(guard)
+    root.setLevel(logging.ERROR)
+    try:
+        yield
+    finally:
+        root.setLevel(level)
+        root.removeHandler(guard)
 
 
 class OnnxEncoder:
