@@ -73,7 +73,7 @@ def test_a_store_gives_each_long_note_once_with_its_best_passage(
     """Many windows of one note near the query are one candidate: k passages' worth of notes, not one note k
     times (and on Neo4j, not its content sent once per window)."""
     if not exact:
-        monkeypatch.setattr(neo4j_notes, "EXACT_PASSAGES", 0)  # Neo4j: the index; the embedded store has one path
+        monkeypatch.setattr(neo4j_notes, "EXACT_PASSAGES", 0)  # Neo4j: the index (the embedded store has one path)
     kayak = memory.add("Our kayak is bright orange and we paddle it on the lake. " * 150, source="kayak")
     other = memory.add("Paragraph about rain over the valley. " * 200 + FACT, source="rocket")
     vector = memory.embedder.embed_one("What colour is the kayak?")

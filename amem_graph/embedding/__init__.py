@@ -124,8 +124,8 @@ def _onnx_encoder(name: str, home: Path, int8: bool) -> onnx.OnnxEncoder:
 
 @contextmanager
 def _preparing(name: str, folder: Path) -> Iterator[None]:
-    """One line on stderr while the model is exported for ONNX Runtime, the first time it is used on a machine:
-    the only wait of a first run that the user did not start themselves, so it says what it is and how long it took."""
+    """One line on stderr while the model is exported for ONNX Runtime, the first time it is used on a
+    machine: the one wait of a first run that the user did not start, so it says what it is and how long."""
     began = time.perf_counter()
     sys.stderr.write(f"Preparing the embedding model {name} for ONNX Runtime (once per machine, into {folder}) ... ")
     sys.stderr.flush()

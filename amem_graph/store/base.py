@@ -135,8 +135,8 @@ class NoteTx(Protocol):
     def passage_search(
         self, vector: Sequence[float], k: int, *, filters: SearchFilter = ..., brief: bool = False
     ) -> list[tuple[Note, float, int, int]]:
-        """The k long notes that pass the filter with the nearest passages, best first, each once: the note, its
-        best passage's cosine (as vector_search scales it) and that passage's span in its content (start, end)."""
+        """The k long notes that pass the filter with the nearest passages, best first, each once: the note,
+        its best passage's cosine (as vector_search scales it) and that passage's span in its content."""
 
     def fulltext_search(
         self, query: str, k: int, *, filters: SearchFilter = ..., fields: Mapping[str, float] | None = None,

@@ -327,8 +327,8 @@ class EmbeddedNotes:
             for rel in self.graph.relationships(passage, ["HAS_PASSAGE"], "in"):
                 node = self.graph.nodes[rel.start]
                 if node.props["id"] not in found and passes(node.props, filters):
-                    found[node.props["id"]] = (self._store.to_note(node), float(scores[i]), passage.props["start"],
-                                               passage.props["end"])
+                    span = (passage.props["start"], passage.props["end"])
+                    found[node.props["id"]] = (self._store.to_note(node), float(scores[i]), *span)
             if len(found) >= k:
                 break
         return list(found.values())[:k]
