@@ -39,7 +39,7 @@ _UPDATED = {"Segment": "segment/update", "Fact": "persona/update"}
 MAX_FETCH = 20_000  # the most notes one k-NN query asks the shared vector index for
 OVERFETCH_MEMORY = 0.95  # per query, how much of the widest recent over-fetch multiple is kept
 # Candidates asked of an index that filters by tenant itself, at least: a filtered HNSW search with a small
-# limit explores too little of the graph (BENCHMARKS.md, "Scale").
+# limit explores too little of the graph (BENCHMARKS-HISTORY.md, "Scale").
 FILTERED_MIN_FETCH = 100
 # A tenant's passages up to this many are scanned exactly (an index over-fetch would mostly return other
 # tenants' and end in the scan anyway); past it the scan reads every passage's vector and costs more than the
