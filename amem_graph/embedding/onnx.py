@@ -1,5 +1,5 @@
-"""A sentence-transformers model (Transformer → mean pooling → normalise) on ONNX Runtime: exported once from
-the model's own weights with torch, cached under $AMEM_HOME/models, then run without torch on the hot path.
+"""A sentence-transformers model (Transformer → mean pooling → normalise) on ONNX Runtime: its graph written
+once from the model's weights (embedding/bert.py) and cached under $AMEM_HOME/models with its int8 copy.
 Texts are tokenised once, and batched by length so that padding costs little."""
 
 from __future__ import annotations
@@ -11,7 +11,6 @@ import os
 import re
 import tempfile
 import threading
-import warnings
 from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
@@ -20,21 +19,23 @@ from typing import Any
 
 import numpy as np
 
-EXPORT_VERSION = 2  # bump when the exported graph changes: a new cache entry
-# Texts the export is checked on: ONNX must give torch's vectors (cosine ≥ MIN_COSINE) or it is not used.
+from . import bert
+
+EXPORT_VERSION = 3  # bump when the written graph changes: a new cache entry
+# Texts the int8 copy is checked on against the full graph (and the tests check the full graph against torch).
 CHECK_TEXTS = (
     "Caroline: I went to the LGBTQ support group yesterday and it was so powerful.",
     "Melanie painted a sunrise over the lake last summer.",
     "When did Jon open his dance studio?",
     "ok",
 )
-MIN_COSINE = 0.999
+MIN_COSINE = 0.999  # the full graph against torch (tests/test_embedding.py, `bench embed`)
 MAX_WORKERS = 8  # sessions that embed many texts at once (one per core, at most this many)
 MIN_COSINE_INT8 = 0.95  # int8 weights move vectors a little; recall decides whether that is kept (BENCHMARKS.md)
 
 
 class OnnxUnavailable(Exception):
-    """The model cannot run on ONNX Runtime here (what is missing, or why the export was refused)."""
+    """The model cannot run on ONNX Runtime here (what is missing, or why its graph was refused)."""
 
 
 def supported(folder: Path) -> bool:
@@ -65,84 +66,41 @@ def cache_path(name: str, folder: Path, home: Path) -> Path:
     return home / "models" / "onnx" / f"{slug}-{digest.hexdigest()[:16]}" / "model.onnx"
 
 
-def export(folder: Path, target: Path) -> None:
-    """Write the ONNX graph of the model in `folder` to `target` (atomically: a reader sees all of it or none).
-    Needs torch, transformers and onnx; OnnxUnavailable if they are missing."""
+def write_graph(folder: Path, target: Path) -> None:
+    """The model's graph (embedding/bert.py) into `target`, atomically: a reader sees all of it or none."""
+    with _replacing(target) as temporary:
+        try:
+            bert.write(folder, temporary)
+        except bert.GraphUnsupported as err:
+            raise OnnxUnavailable(str(err)) from None
+
+
+def quantize(full: Path, target: Path) -> None:
+    """An int8 copy of a full graph: the weights of every MatMul and Attention quantised per channel,
+    activations dynamically (the graph's operators are fused already)."""
     try:
-        import torch
-        from transformers import AutoModel
+        import onnx as onnx_
+        from onnxruntime.quantization import QuantType, quantize_dynamic
     except ImportError as err:
-        raise OnnxUnavailable(f"exporting to ONNX needs torch and transformers: {err}") from None
-    try:
-        import onnx  # noqa: F401  (the exporter writes through it)
-    except ImportError:
-        raise OnnxUnavailable("exporting to ONNX needs the onnx package: pip install onnx") from None
+        raise OnnxUnavailable(f"quantising needs onnx and onnxruntime: {err}") from None
+    with _replacing(target) as temporary, _root_logger_quiet():
+        quantize_dynamic(full, temporary, weight_type=QuantType.QInt8, per_channel=True,
+                         op_types_to_quantize=["MatMul", "Attention"],
+                         extra_options={"DefaultTensorType": onnx_.TensorProto.FLOAT})
 
-    class Pooled(torch.nn.Module):
-        """The transformer with sentence-transformers' mean pooling and normalisation."""
 
-        def __init__(self, model: Any) -> None:
-            super().__init__()
-            self.model = model
-
-        def forward(self, input_ids: Any, attention_mask: Any, token_type_ids: Any) -> Any:
-            hidden = self.model(input_ids=input_ids, attention_mask=attention_mask, token_type_ids=token_type_ids).last_hidden_state
-            weights = attention_mask.unsqueeze(-1).to(hidden.dtype)
-            pooled = (hidden * weights).sum(1) / weights.sum(1).clamp(min=1e-9)
-            return torch.nn.functional.normalize(pooled, p=2, dim=1)
-
-    # Eager attention exports as plain MatMul/Softmax, which ONNX Runtime fuses and runs faster than the export
-    # of torch's fused kernel.
-    model = Pooled(AutoModel.from_pretrained(str(folder), attn_implementation="eager").eval())
-    sample = torch.tensor([[101, 7592, 2088, 102], [101, 7592, 102, 0]])
-    axes = {name: {0: "batch", 1: "tokens"} for name in ("input_ids", "attention_mask", "token_type_ids")}
+@contextmanager
+def _replacing(target: Path) -> Iterator[Path]:
+    """A temporary path beside `target` that becomes `target` when the block succeeds, and is gone otherwise."""
     target.parent.mkdir(parents=True, exist_ok=True)
     handle, temporary = tempfile.mkstemp(dir=target.parent, suffix=".onnx.tmp")
     os.close(handle)
     try:
-        with torch.no_grad(), warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # the exporter's notes on how it mapped operators
-            torch.onnx.export(
-                model, (sample, (sample > 0).long(), torch.zeros_like(sample)), temporary,
-                input_names=list(axes), output_names=["embedding"], dynamic_axes={**axes, "embedding": {0: "batch"}},
-                opset_version=17, dynamo=False,
-            )
+        yield Path(temporary)
         os.replace(temporary, target)
     finally:
         if os.path.exists(temporary):
             os.unlink(temporary)
-    sizes = json.loads((folder / "config.json").read_text())
-    (target.parent / "config.json").write_text(json.dumps(
-        {k: sizes[k] for k in ("num_attention_heads", "hidden_size") if k in sizes}))
-
-
-def quantize(graph: Path, target: Path) -> None:
-    """An int8 copy of an exported graph: transformer operators fused (ONNX Runtime's BERT optimiser), then the
-    weights of every MatMul quantised per channel, activations dynamically."""
-    try:
-        import onnx as onnx_
-        from onnxruntime.quantization import QuantType, quantize_dynamic
-        from onnxruntime.transformers import optimizer
-    except ImportError as err:
-        raise OnnxUnavailable(f"quantising needs onnx and onnxruntime: {err}") from None
-    config = json.loads((graph.parent / "config.json").read_text())
-    handle, fused = tempfile.mkstemp(dir=target.parent, suffix=".fused.onnx.tmp")
-    os.close(handle)
-    handle, temporary = tempfile.mkstemp(dir=target.parent, suffix=".onnx.tmp")
-    os.close(handle)
-    try:
-        optimizer.optimize_model(
-            str(graph), model_type="bert", num_heads=int(config["num_attention_heads"]), hidden_size=int(config["hidden_size"]),
-        ).save_model_to_file(fused)
-        with _root_logger_quiet():
-            quantize_dynamic(fused, temporary, weight_type=QuantType.QInt8, per_channel=True,
-                             op_types_to_quantize=["MatMul", "Attention"],
-                             extra_options={"DefaultTensorType": onnx_.TensorProto.FLOAT})
-        os.replace(temporary, target)
-    finally:
-        for path in (fused, temporary):
-            if os.path.exists(path):
-                os.unlink(path)
 
 
 @contextmanager
@@ -253,4 +211,5 @@ def _max_tokens(folder: Path) -> int:
         return int(json.loads((folder / "config.json").read_text()).get("max_position_embeddings", 512))
 
 
-__all__ = ["MIN_COSINE", "MIN_COSINE_INT8", "OnnxEncoder", "OnnxUnavailable", "cache_path", "export", "quantize", "supported"]
+__all__ = ["MIN_COSINE", "MIN_COSINE_INT8", "OnnxEncoder", "OnnxUnavailable", "cache_path", "quantize", "supported",
+           "write_graph"]

@@ -10,9 +10,12 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from typing import Any
 
-import openai
+try:
+    import openai
+except ImportError:  # the `llm` extra: without it the engine runs on the heuristic analyser, and LLMClient says so
+    openai = None  # type: ignore[assignment]
 
-from ..errors import LLMError
+from ..errors import AmemError, LLMError
 from ..log import event, llm_tokens
 from ..settings import OPENAI_BASE_URL, LLMSettings
 from .parsing import parse_answer
@@ -23,7 +26,7 @@ GRAMMAR_MAX_ITEMS = 8  # per list, in llama.cpp's grammar (the engine keeps at m
 GRAMMAR_MAX_CHARS = 500  # per text, in llama.cpp's grammar (the engine keeps at most 500 of a reason)
 _RETRY_STATUS = frozenset({408, 409, 429})
 # What the SDK raises when a model list is not one.
-_GARBLED = (ValueError, TypeError, AttributeError, openai.APIResponseValidationError)
+_GARBLED = (ValueError, TypeError, AttributeError, openai.APIResponseValidationError) if openai else ()
 
 
 @dataclass
@@ -55,6 +58,9 @@ class LLMClient:
     """
 
     def __init__(self, settings: LLMSettings, *, sleep: Callable[[float], None] = time.sleep) -> None:
+        if openai is None:
+            raise AmemError(f"an LLM is configured ({settings.base_url or OPENAI_BASE_URL}), but its client is not "
+                            "installed: pip install 'amem-graph[llm]' (or unset AMEM_LLM_* for the heuristic analyser)")
         self.settings = settings
         self.model = settings.model
         self._client = openai.OpenAI(

@@ -11,13 +11,13 @@ from collections.abc import Mapping, Sequence
 from functools import cache
 from typing import Any
 
-import bpe_openai
-
 TOKENIZER = "o200k_base"
 
 
 @cache
-def _encoding() -> bpe_openai.Encoding:
+def _encoding() -> Any:
+    import bpe_openai  # the `llm` extra, with the client that counts
+
     return bpe_openai.get_encoding(TOKENIZER)
 
 
