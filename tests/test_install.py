@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-CORE_MAX_MB = 400  # docs/configuration.md, "What to install"
+CORE_MAX_MB = 400  # what README.md says of the core install
 HEAVY = ("torch", "sentence-transformers", "transformers", "openai", "bpe-openai")
 
 

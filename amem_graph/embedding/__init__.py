@@ -146,7 +146,7 @@ def _check(name: str, folder: Path, quantized: Path, *, reference: Path) -> None
     if lowest < onnx.MIN_COSINE_INT8:
         quantized.unlink()
         raise onnx.OnnxUnavailable(f"the int8 graph of {name!r} strays from the full one (cosine {lowest:.5f})")
-    event("embedding_exported", logging.INFO, model=name, path=str(quantized), min_cosine=round(lowest, 6))
+    event("embedding_prepared", logging.INFO, model=name, path=str(quantized), min_cosine=round(lowest, 6))
 
 
 class Embedder:
