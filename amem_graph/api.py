@@ -26,7 +26,6 @@ from .log import event, operation, report
 from .models import (
     MAX_HOPS,
     Link,
-    Mention,
     Note,
     NoteChanges,
     NoteHistory,
@@ -174,17 +173,16 @@ class AgenticMemory:
             if on_batch:
                 on_batch(len(written))
 
-        # The write of batch i runs on a second thread while batch i+1 is embedded, so the database's
-        # work (index inserts, commit) hides behind the embedding, which dominates ingest time.
+        # The entity extraction and write of batch i run on a second thread while batch i+1 is embedded:
+        # extraction (one core) and the database's work (index inserts, commit) hide behind the embedding.
         with ThreadPoolExecutor(max_workers=1, thread_name_prefix="amem-write") as writer:
             pending: Future[list[str]] | None = None
             for start in range(0, len(notes), size):
                 batch = notes[start : start + size]
                 known, fresh, vectors, passages = self._prepare(tenant, batch)
-                mentions = note_mentions(fresh, extract(self._extractor, fresh))
                 if pending is not None:
                     collect(pending)
-                pending = writer.submit(self._write, tenant, batch, known, fresh, vectors, passages, mentions)
+                pending = writer.submit(self._write, tenant, batch, known, fresh, vectors, passages)
             if pending is not None:
                 collect(pending)
         return ids
@@ -210,8 +208,9 @@ class AgenticMemory:
 
     def _write(
         self, tenant: str, batch: Sequence[NoteInput], known: dict[int, str], fresh: list[NoteInput],
-        vectors: np.ndarray, passages: Sequence[Sequence[Passage]], mentions: Sequence[Sequence[Mention]],
+        vectors: np.ndarray, passages: Sequence[Sequence[Passage]],
     ) -> list[str]:
+        mentions = note_mentions(fresh, extract(self._extractor, fresh))
         dimension = self.embedder.dimension
         rows = [note_row(n, vector, "none", None, dimension, passages=parts)
                 for n, vector, parts in zip(fresh, vectors, passages, strict=True)]

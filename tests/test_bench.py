@@ -29,6 +29,9 @@ def test_bench_ingest_prints_and_writes_json(cli_env: dict[str, str], tmp_path) 
     assert data["knn_ms"]["p95"] >= data["knn_ms"]["p50"] > 0
     # both rates are rounded to two places in the JSON, so the ratio is checked to the precision they carry
     assert data["overhead"] == pytest.approx(data["embed_only_per_s"] / data["notes_per_s"] - 1, rel=1e-2)
+    assert data["entity_extractor"] in ("spacy", "rules") and data["extract_only_per_s"] > 0
+    assert set(data["stage_share_alone"]) == {"embed", "extract"}
+    assert all(share > 0 for share in data["stage_share_alone"].values())
 
 
 LOCOMO = Path(__file__).resolve().parents[2] / "shared" / "data" / "locomo" / "locomo-dev.json"

@@ -149,6 +149,21 @@ def test_spacy_is_the_default_where_its_model_is_installed() -> None:
     assert default_extractor("auto").name == "spacy" and default_extractor("off") is None
 
 
+@pytest.mark.embedded
+def test_spacy_finds_names_in_a_batch_and_takes_no_opening_word_for_one() -> None:
+    if model_path() is None:
+        pytest.skip("spaCy's model is not installed here (scripts/setup.sh installs it)")
+    extractor = default_extractor("spacy")
+    assert extractor is not None
+    texts = ["Glad everyone could make it, what a great day!", "I flew to Paris with Melanie last May.",
+             "Paris was lovely in the spring.", "we loved the pottery class"]
+    found = [{(m.key, m.kind) for m in mentions} for mentions in extractor.mentions(texts)]
+    assert not {kind for _, kind in found[0]} - {"thing"}  # "Glad" opens a sentence: no name there
+    assert {("paris", "place"), ("melanie", "person")} <= found[1]
+    assert ("paris", "place") in found[2]  # a name that opens its sentence is still a proper noun
+    assert ("pottery class", "thing") in found[3]
+
+
 def test_a_speaker_is_a_person_whatever_the_extractor_said_first(memory: AgenticMemory) -> None:
     memory.add("Alice adopted a beagle named Max.")  # the small model may take "Alice" here for an organisation
     memory.add("Alice: Max sleeps a lot.", speaker="Alice")

@@ -65,11 +65,29 @@ class SpacyExtractor:
 
         # No parser: compounds come from the tagger (a run of nouns), which costs a sixth less per note.
         self._nlp: Any = spacy.load(path, exclude=["parser"])
+        self._ner: Any = self._nlp.get_pipe("ner")
         self._lock = threading.Lock()  # one pipeline, shared by the threads of a process
 
     def mentions(self, texts: Sequence[str]) -> list[tuple[Mention, ...]]:
+        # The recogniser costs half the pipeline; it runs only on texts that may name something (a proper
+        # noun or a capital inside a sentence). On texts without one its findings were mostly words like
+        # "Glad" or "Congrats" taken for names.
         with self._lock:
-            return [_unique(_from_doc(doc)) for doc in self._nlp.pipe(list(texts), batch_size=64)]
+            docs = list(self._nlp.pipe(list(texts), batch_size=64, disable=["ner"]))
+            for _ in self._ner.pipe([doc for doc in docs if _may_name(doc)], batch_size=64):
+                pass  # the recogniser sets each doc's entities in place
+            return [_unique(_from_doc(doc)) for doc in docs]
+
+
+def _may_name(doc: Any) -> bool:
+    """Whether a text may hold a named entity: a token tagged a proper noun, or a capitalised word (not "I")
+    that does not open a sentence."""
+    for token in doc:
+        if token.tag_ in ("NNP", "NNPS"):
+            return True
+        if token.text[:1].isupper() and token.text != "I" and token.i > 0 and not doc[token.i - 1].is_punct:
+            return True
+    return False
 
 
 def _from_doc(doc: Any) -> Iterable[Mention]:
