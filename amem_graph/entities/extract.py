@@ -65,8 +65,8 @@ class SpacyExtractor:
 
         # No parser: compounds come from the tagger (a run of nouns), which costs a sixth less per note.
         self._nlp: Any = spacy.load(path, exclude=["parser"])
-        # The attribute ruler's matcher sets each token's part of speech from its tag, plus rare word-level
-        # exceptions that no noun depends on; a lookup in its own tag rules does the same for a tenth of the cost.
+        # The attribute ruler's matcher sets each token's part of speech from its tag, plus word-level
+        # exceptions that the nouns found here barely depend on; a lookup in its own tag rules costs far less.
         self._tags = _tag_rules(self._nlp.get_pipe("attribute_ruler").patterns)
         self._nlp.remove_pipe("attribute_ruler")
         self._lemmatizer: Any = self._nlp.get_pipe("lemmatizer")
