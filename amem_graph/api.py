@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from . import schema, validation
+from . import schema, validation, warmup
 from .admin import Admin
 from .attachments import Attachments
 from .embedding import Embedder, composite_text
@@ -484,6 +484,16 @@ class AgenticMemory:
         else:
             ids = [self.get(i, tenant=tenant).id for i in note_ids]  # an unknown id fails before any work
         return [i for i in ids if self._evolver.reanalyze(tenant, i) is not None]
+
+    def warm_up(self, seconds: float = warmup.WARM_UP_S) -> warmup.WarmUp:
+        """Run the hot path (adds, a bulk batch, searches, a turn through the tiers) over a scratch tenant for
+        about `seconds`, then delete it, so that the calls after it run at steady-state speed on a server that has
+        just started: `amem-graph neo4j start` and `init` call it. Its notes are analysed offline, never by the
+        configured LLM."""
+        scratch = AgenticMemory(self.settings, tenant=warmup.scratch_tenant(), store=self._store,
+                                embedder=self.embedder, analyser=HeuristicAnalyser(), init_schema=False)
+        with scratch:
+            return warmup.run(scratch, seconds)
 
     def stats(self, *, tenant: str | None = None) -> StoreStats:
         """Counts from the store, plus this process's LLM calls and tokens per operation."""

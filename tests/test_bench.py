@@ -75,6 +75,32 @@ def test_bench_llm_cost_tiers_counts_every_tier_call(cli_env: dict[str, str]) ->
     assert all(o["failures"] == 0 for o in operations.values()) and data["labels"]["Page"] == 30
 
 
+@pytest.mark.slow
+@pytest.mark.skipif(not LOCOMO.exists(), reason=f"LoCoMo data not found at {LOCOMO}")
+def test_bench_llm_cost_cold_runs_on_a_fresh_server_then_again_warm(cli_env: dict[str, str], tmp_path) -> None:
+    out = tmp_path / "cold.json"
+    result = CliRunner().invoke(
+        app, ["bench", "llm-cost", "--data", str(LOCOMO), "--limit", "12", "--cold", "--warm-up", "1",
+              "--json", str(out)], env=cli_env, catch_exceptions=False,
+    )
+    assert result.exit_code == 0, result.output
+    data = json.loads(out.read_text())
+    assert data["warm_up"]["rounds"] >= 1
+    for run in (data["cold"], data["warm"]):
+        assert run["notes"] == 12 and run["warmup_notes"] == 0 and run["add_ms"]["n"] == 12
+        assert run["search_ms"]["n"] == 12 and run["calls_per_note"] == 1.0
+    assert data["cold_over_warm"]["add_p95"] == pytest.approx(
+        data["cold"]["add_ms"]["p95"] / data["warm"]["add_ms"]["p95"], rel=1e-2)
+
+
+def test_bench_cold_refuses_what_it_cannot_measure(cli_env: dict[str, str]) -> None:
+    ingest = CliRunner().invoke(app, ["bench", "ingest", "--cold", "--store", "embedded"], env=cli_env)
+    assert ingest.exit_code == 2 and "--cold runs on a Neo4j server of its own" in ingest.output
+    tiers = CliRunner().invoke(app, ["bench", "llm-cost", "--data", str(LOCOMO), "--cold", "--mode", "tiers"],
+                               env=cli_env)
+    assert tiers.exit_code == 2 and "--cold measures the notes mode" in tiers.output
+
+
 def test_bench_llm_cost_refuses_a_missing_data_file(cli_env: dict[str, str], tmp_path) -> None:
     result = CliRunner().invoke(app, ["bench", "llm-cost", "--data", str(tmp_path / "nope.json")], env=cli_env)
     assert result.exit_code == 3 and "cannot read LoCoMo data" in result.stderr

@@ -23,7 +23,8 @@ def run(env: dict[str, str], *args: str, input: str | None = None):
 
 
 def test_init_add_get_search_roundtrip(cli_env: dict[str, str], cli_tenant: str) -> None:
-    assert run(cli_env, "init").exit_code == 0
+    initialised = run(cli_env, "init", "--warm-up", "1")
+    assert initialised.exit_code == 0 and "Warmed up: " in initialised.stdout
     added = run(cli_env, "add", "Nate adopted a turtle named Shelly.", "-t", cli_tenant, "--tag", "pets",
                 "--source", "chat:1", "--event-time", "2023-01-20T10:00:00+00:00", "--json")
     assert added.exit_code == 0, added.output

@@ -100,7 +100,7 @@ def added_id(output: str) -> str:
 
 
 def test_note_commands(cli_env: dict[str, str], cli_tenant: str) -> None:
-    assert "Schema ready" in run(cli_env, "init")
+    assert "Schema ready" in run(cli_env, "init", "--warm-up", "0")
     first = added_id(run(cli_env, "add", NOTES[0], "-t", cli_tenant))
     second = added_id(run(cli_env, "add", NOTES[1], "-t", cli_tenant, "--session", "s1"))
     third = added_id(run(cli_env, "add", NOTES[2], "-t", cli_tenant, "--session", "s1"))

@@ -11,6 +11,7 @@ import uuid
 from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
@@ -18,17 +19,24 @@ from ..api import AgenticMemory
 from ..embedding import Embedder
 from ..errors import LLMNotConfigured
 from ..llm import LLMAnalyser, LLMClient
+from ..llm.client import Usage
 from ..llm.prompts import ANALYSIS_SCHEMA, PROMPT_VERSION
 from ..llm.tokens import TOKENIZER, count_tokens
 from ..settings import LLMSettings, Settings
 from . import locomo
 from .scripted_llm import ScriptedLLM
-from .timing import TimedEmbedder, percentiles
+from .timing import TimedEmbedder, ms, percentiles
 
 OPERATION = "analyse_note"
 WARMUP_NOTES = 20  # planned statements and JIT, as in a long-running service; not counted
 WARMUP_NOTES_REAL_MODEL = 2  # a real model's seconds an answer buy little warm-up
 LLM_SOURCES = ("scripted", "configured")
+SEARCHES = 100
+
+
+def _usage(client: LLMClient) -> dict[str, float]:
+    """The analysis calls' usage so far (zeros before the first)."""
+    return client.usage().get(OPERATION) or asdict(Usage())
 
 
 @contextmanager
@@ -44,11 +52,13 @@ def llm_settings(settings: Settings, source: str) -> Iterator[LLMSettings]:
 
 
 def run(settings: Settings, data: Path, *, conversation: str | None = None, limit: int | None = None,
-        keep: bool = False, llm: str = "scripted") -> dict[str, Any]:
+        keep: bool = False, llm: str = "scripted", warm_up: bool = True) -> dict[str, Any]:
+    """`warm_up`: first add a few notes uncounted, as a long-running service would have (off for `--cold`,
+    which measures the first calls as they come)."""
     chosen = locomo.pick(locomo.load(data), conversation)
     notes = locomo.turns(chosen)[:limit]
     tenant = f"bench-llm-{uuid.uuid4().hex[:12]}"
-    warmup_notes = WARMUP_NOTES if llm == "scripted" else WARMUP_NOTES_REAL_MODEL
+    warmup_notes = 0 if not warm_up else WARMUP_NOTES if llm == "scripted" else WARMUP_NOTES_REAL_MODEL
     analyses: Counter[str] = Counter()
     with llm_settings(settings, llm) as endpoint:
         llm_client = LLMClient(endpoint)
@@ -62,22 +72,23 @@ def run(settings: Settings, data: Path, *, conversation: str | None = None, limi
                     memory.add(note.content, source=note.source, event_time=note.event_time, tenant=warmup)
             finally:
                 memory.admin.delete_tenant(warmup)
-            before = llm_client.usage()[OPERATION]
+            before = _usage(llm_client)
             add_ms: list[float] = []
             llm_ms: list[float] = []
             embed_ms: list[float] = []
             try:
                 for note in notes:
-                    llm_before, embed_before = llm_client.usage()[OPERATION]["seconds"], embedder.seconds
+                    llm_before, embed_before = _usage(llm_client)["seconds"], embedder.seconds
                     began = time.perf_counter()
                     added = memory.add(note.content, source=note.source, event_time=note.event_time)
                     analyses[added.analysis or "none"] += 1
                     total = time.perf_counter() - began
-                    spent = llm_client.usage()[OPERATION]["seconds"] - llm_before
+                    spent = _usage(llm_client)["seconds"] - llm_before
                     add_ms.append((total - spent) * 1000)
                     llm_ms.append(spent * 1000)
                     embed_ms.append((embedder.seconds - embed_before) * 1000)
-                after = llm_client.usage()[OPERATION]
+                after = _usage(llm_client)
+                search_ms = [ms(memory.search, note.content[:60], k=10) for note in notes[:SEARCHES]]
                 usage = {name: after[name] - before[name] for name in after}
                 stats = memory.stats(tenant=tenant)
                 entities = memory.entities.extractor
@@ -104,6 +115,7 @@ def run(settings: Settings, data: Path, *, conversation: str | None = None, limi
         "embed_ms": percentiles(embed_ms),  # of which the embedding model (content, then composites)
         "add_ms_without_embedding": percentiles([a - e for a, e in zip(add_ms, embed_ms, strict=True)]),
         "llm_ms": percentiles(llm_ms),
+        "search_ms": percentiles(search_ms),  # after the adds: the first words of the first turns
         "failures": int(usage["failures"]),
         "warmup_notes": min(warmup_notes, n),
         "links": stats.relationships,

@@ -21,10 +21,12 @@ from ..bench import locomo as locomo_data
 from ..bench import locomo_recall
 from ..bench import mcp as mcp_bench
 from ..bench import scale as scale_bench
+from ..bench.cold import cold_then_warm
 from ..errors import InvalidInput
 from ..models import MAX_HOPS
 from ..settings import Settings
-from .common import choices, print_json, user_errors
+from ..warmup import WARM_UP_S
+from .common import WarmUpOption, choices, print_json, user_errors
 from .notes import memory
 
 app = typer.Typer(help="Benchmarks; each prints JSON (and writes it to --json PATH).")
@@ -37,6 +39,9 @@ StoreOption = Annotated[
     typer.Option("--store", help="both: one after the other, side by side [default: as configured]"),
 ]
 JsonOutOption = Annotated[Path | None, typer.Option("--json", help="Also write the result here")]
+ColdOption = Annotated[bool, typer.Option(
+    "--cold", help="Run on a Neo4j server started for the run (after the engine's warm-up, as `amem-graph neo4j "
+                   "start` runs it), then again on it warm; both side by side")]
 
 
 def _budgets(value: str, option: str = "--k") -> list[int]:
@@ -74,9 +79,27 @@ def ingest(
     k: Annotated[int, typer.Option(min=1, max=1000)] = 10,
     keep: Annotated[bool, typer.Option(help="Keep the benchmark tenant instead of deleting it")] = False,
     store: StoreOption = None,
+    cold: ColdOption = False,
+    warm_up: WarmUpOption = WARM_UP_S,
 ) -> None:
     """Bulk-ingest throughput vs embedding alone (same run), and k-NN latency without query embedding."""
-    result = _on_stores(store, lambda mem: ingest_bench.run(mem, n, chunk=chunk, queries=queries, k=k, keep=keep))
+    def bench(mem: AgenticMemory) -> dict[str, Any]:
+        return ingest_bench.run(mem, n, chunk=chunk, queries=queries, k=k, keep=keep)
+
+    if cold:
+        if store is not None:
+            raise typer.BadParameter("--cold runs on a Neo4j server of its own", param_hint="'--store'")
+
+        def once(settings: Settings) -> dict[str, Any]:
+            with AgenticMemory(settings) as mem:
+                return bench(mem)
+
+        result = cold_then_warm(Settings.from_env(), once, {
+            "notes_per_s": lambda r: r["notes_per_s"], "knn_p95": lambda r: r["knn_ms"]["p95"],
+            "hybrid_search_p95": lambda r: r["hybrid_search_ms"]["p95"],
+        }, warm_up=warm_up)
+    else:
+        result = _on_stores(store, bench)
     print_json(result, also_to=json_out)
 
 
@@ -218,10 +241,22 @@ def llm_cost(
     llm: Annotated[LLMSource, typer.Option(  # type: ignore[valid-type]
         help="scripted: the scripted server (tokens and overhead); configured: the AMEM_LLM_* endpoint, a real "
              "model's latency and degrade rate")] = "scripted",
+    cold: ColdOption = False,
+    warm_up: WarmUpOption = WARM_UP_S,
 ) -> None:
-    """LLM calls and tokens per added note (or turn), latency without LLM time, over one conversation."""
-    bench = llm_cost_bench.run if mode == "notes" else llm_cost_bench.run_tiers
-    result = bench(Settings.from_env(), data, conversation=conversation, limit=limit, keep=keep, llm=llm.value)
+    """LLM calls and tokens per added note (or turn), latency without LLM time, over one conversation. With
+    --cold (notes mode), every add is counted: none of the uncounted adds a warm run starts with."""
+    settings = Settings.from_env()
+    if cold:
+        if mode != "notes":
+            raise typer.BadParameter("--cold measures the notes mode", param_hint="'--mode'")
+        result = cold_then_warm(settings, lambda fresh: llm_cost_bench.run(
+            fresh, data, conversation=conversation, limit=limit, keep=keep, llm=llm.value, warm_up=False,
+        ), {"add_p50": lambda r: r["add_ms"]["p50"], "add_p95": lambda r: r["add_ms"]["p95"],
+            "search_p95": lambda r: r["search_ms"]["p95"]}, warm_up=warm_up)
+    else:
+        bench = llm_cost_bench.run if mode == "notes" else llm_cost_bench.run_tiers
+        result = bench(settings, data, conversation=conversation, limit=limit, keep=keep, llm=llm.value)
     print_json(result, also_to=json_out)
 
 

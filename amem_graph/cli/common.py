@@ -8,7 +8,7 @@ import sys
 from collections.abc import Callable, Sequence
 from enum import StrEnum
 from pathlib import Path
-from typing import Any, ParamSpec, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, ParamSpec, TypeVar
 
 import typer
 from rich.console import Console
@@ -16,6 +16,10 @@ from rich.table import Column
 from rich.text import Text
 
 from ..errors import AmemError
+from ..warmup import WARM_UP_S
+
+if TYPE_CHECKING:
+    from ..api import AgenticMemory
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -92,3 +96,15 @@ def print_json(data: Any, also_to: Path | None = None) -> None:
     if also_to:
         also_to.write_text(json.dumps(data, indent=2) + "\n")
     sys.stdout.write(json.dumps(data, indent=2, default=str, ensure_ascii=False) + "\n")
+
+
+WarmUpOption = Annotated[float, typer.Option(
+    "--warm-up", min=0, help="Seconds of the engine's hot path on a scratch tenant, so that the first real calls "
+                             "run at steady-state speed (0: none)")]
+
+
+def warm(memory: AgenticMemory, seconds: float = WARM_UP_S) -> None:
+    """`memory.warm_up(seconds)`, said on the console (nothing for 0 seconds)."""
+    if seconds > 0:
+        done = memory.warm_up(seconds)
+        console.print(f"Warmed up: {done.rounds} rounds of the engine's calls in {done.seconds:.1f} s.")

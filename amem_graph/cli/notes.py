@@ -16,7 +16,9 @@ from ..errors import InvalidInput, NoteNotFound
 from ..models import MAX_HOPS, Note, SearchHit
 from ..retrieval import MODES, format_context
 from ..settings import Settings
+from ..warmup import WARM_UP_S
 from .common import (
+    WarmUpOption,
     choices,
     console,
     flat,
@@ -26,6 +28,7 @@ from .common import (
     text_column,
     user_errors,
     value_column,
+    warm,
 )
 
 T = TypeVar("T")
@@ -83,12 +86,14 @@ def _only_id_starting_with(mem: AgenticMemory, prefix: str, missing: NoteNotFoun
     raise missing
 
 
-def init() -> None:
-    """Create the schema (constraints, range, vector and fulltext indexes) if missing; idempotent."""
+def init(warm_up: WarmUpOption = WARM_UP_S) -> None:
+    """Create the schema (constraints, range, vector and fulltext indexes) if missing, idempotently; then warm the
+    store up, so the first real calls run at steady-state speed."""
     with AgenticMemory(Settings.from_env(), init_schema=False) as mem:
         dimension = mem.embedder.dimension
         mem.admin.init_schema()
         console.print(f"Schema ready in {mem.admin.location}: vector index note_embedding, {dimension} dimensions, cosine.")
+        warm(mem, warm_up)
 
 
 def add(

@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
+from ..api import AgenticMemory
 from ..errors import ServerError
 from ..server import LocalNeo4j
 from ..settings import Settings
-from .common import console, print_json, user_errors
+from ..warmup import WARM_UP_S
+from .common import WarmUpOption, console, print_json, user_errors, warm
 
 app = typer.Typer(help="Run a local Neo4j Community server, 5.26 LTS or AMEM_NEO4J_VERSION (jars from Maven Central, bound to 127.0.0.1).")
 
@@ -40,8 +43,9 @@ def start(
     http_port: Annotated[int | None, typer.Option(help="HTTP/Browser port [default: $AMEM_NEO4J_HTTP_PORT or 7474]")] = None,
     heap: Annotated[str, typer.Option(help="JVM heap size")] = "1g",
     timeout: Annotated[float, typer.Option(help="Seconds to wait for Bolt")] = 180.0,
+    warm_up: WarmUpOption = WARM_UP_S,
 ) -> None:
-    """Install the jars if needed, start the server and wait until it accepts connections."""
+    """Install the jars if needed, start the server, wait until it accepts connections and warm it up."""
     settings = Settings.from_env()
     server = _server(directory, heap)
     was_running = server.pid() is not None
@@ -51,6 +55,10 @@ def start(
     )
     state = "already running" if was_running else "started"
     console.print(f"Neo4j {server.version} {state} at [bold]{info.uri}[/] (user {info.user}, password in {server.password_file})")
+    if not was_running and warm_up > 0:  # a running server is as warm as its use made it
+        with AgenticMemory(replace(settings, store="neo4j", neo4j_uri=info.uri, neo4j_user=info.user,
+                                   neo4j_password=info.password, neo4j_database=None)) as memory:
+            warm(memory, warm_up)
     console.print(f"Browser: {info.browser_url}   Logs: {server.log_file}")
     console.print('Point the engine at it: eval "$(amem-graph neo4j env)"')
 

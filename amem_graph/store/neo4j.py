@@ -36,12 +36,16 @@ from ..log import event
 from .base import SCHEMA_VERSION, SchemaState, StoreStats, Tx
 from .neo4j_attached import Neo4jAttached
 from .neo4j_entities import Neo4jEntities
-from .neo4j_notes import KnnState, Neo4jNotes
+from .neo4j_notes import KnnState, Neo4jNotes, min_candidates
 from .neo4j_tiers import Neo4jTiers
 from .records import note_from_record
 
 _UNREACHABLE = (ServiceUnavailable, SessionExpired, OSError)
 TRANSIENT_RETRY_S = 30.0  # how long a transaction that keeps deadlocking is retried before its error is raised
+# The vector indexes' HNSW settings, chosen with `amem-graph bench scale` (BENCHMARKS.md, "Scale"): full-precision
+# vectors, as int8 quantization caps recall@10 below 0.95 however many candidates a query asks for; Neo4j's
+# default graph degree and construction beam, as wider ones cost inserts and gained nothing measurable.
+VECTOR_INDEX = {"hnsw_m": 16, "hnsw_ef_construction": 100, "quantized": False}
 
 
 def _calendar_year(version: str) -> int:
@@ -188,13 +192,16 @@ class Neo4jStore:
     def create_schema(self, model: str, dimension: int, found: int | None) -> None:
         if found is not None and found < 3:
             self._run("migrate/v3_note_text", write=True)
-        # An index of another dimension goes, and so, on a 2026.01+ server, does one that cannot filter by tenant
-        # (made by Neo4j 5 before an upgrade): both are built again from the notes' vectors.
-        if (index := self.vector_index()) and (index["dimension"] != dimension or (self.dialect and not self._knn.tenant_in_index)):
+        # An index of another dimension or other HNSW settings goes, and so, on a 2026.01+ server, does one that
+        # cannot filter by tenant (made by Neo4j 5 before an upgrade): both are built again from the vectors.
+        if (index := self.vector_index()) and (
+            index["dimension"] != dimension or (self.dialect and not self._knn.tenant_in_index)
+            or any(index[name] != value for name, value in VECTOR_INDEX.items())
+        ):
             self._run("admin/drop_vector_index", write=True)
             self._run("admin/drop_passage_index", write=True)
         for name, statement in cypher.schema_statements(self.dialect):
-            self._run(name, write=True, statement=statement, dimension=dimension)
+            self._run(name, write=True, statement=statement, dimension=dimension, **VECTOR_INDEX)
         self._run("admin/await_indexes", write=True, timeout_s=300)
         self.vector_index()  # what the index can filter by, for the k-NN statements
         self._run(
@@ -280,7 +287,9 @@ class Neo4jStore:
             relationships={r["type"]: r["count"] for r in self._run("admin/relationship_counts", tenant=tenant)},
             indexes=self.indexes(),
             server={"version": self.server_version,
-                    "knn": "tenant filtered inside the index" if self._knn.tenant_in_index else "over-fetched"},
+                    "knn": "tenant filtered inside the index" if self._knn.tenant_in_index else "over-fetched",
+                    "knn_min_candidates": min_candidates(self._knn),
+                    "vector_index": {name: index[name] for name in VECTOR_INDEX} if (index := self.vector_index()) else None},
             schema=marker,
             evolutions={
                 r["analysis"]: {k: r[k] for k in ("evolutions", "prompt_tokens", "completion_tokens")}

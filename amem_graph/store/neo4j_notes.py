@@ -38,8 +38,11 @@ _COUNTED = {"Note": "search/record_access", "Segment": "segment/visit", "Fact": 
 _UPDATED = {"Segment": "segment/update", "Fact": "persona/update"}
 MAX_FETCH = 20_000  # the most notes one k-NN query asks the shared vector index for
 OVERFETCH_MEMORY = 0.95  # per query, how much of the widest recent over-fetch multiple is kept
-# Candidates asked of an index that filters by tenant itself, at least: a filtered HNSW search with a small
-# limit explores too little of the graph (BENCHMARKS-HISTORY.md, "Scale").
+# Candidates a k-NN query asks of the index, at least: an HNSW search explores the graph as widely as the
+# candidates it keeps, so a limit of k alone misses some of the k nearest. A shared index's floor was chosen with
+# `amem-graph bench scale` (recall@10 against the exact answer beside p95, BENCHMARKS.md "Scale"); an index that
+# filters by tenant itself explores less of the graph per candidate and needs more (BENCHMARKS-HISTORY.md, "Scale").
+MIN_FETCH = 30
 FILTERED_MIN_FETCH = 100
 # A tenant's passages up to this many are scanned exactly (an index over-fetch would mostly return other
 # tenants' and end in the scan anyway); past it the scan reads every passage's vector and costs more than the
@@ -64,6 +67,10 @@ class KnnState:
 
     overfetch: dict[tuple[str, str, bool], float] = field(default_factory=dict)  # (statement, tenant, filtered) → multiple
     tenant_in_index: bool = False  # the index filters by tenant itself (Neo4j 2026.01+: note/vector_search.25)
+
+
+def min_candidates(knn: KnnState) -> int:
+    return FILTERED_MIN_FETCH if knn.tenant_in_index else MIN_FETCH
 
 
 class Neo4jNotes:
@@ -194,7 +201,7 @@ class Neo4jNotes:
         tenants under k nodes). Passage statements return each note once: k passages may be fewer notes."""
         params = {"vector": list(vector), "k": k, "brief": brief, **filters.params()}
         key = (name, self.tenant, filters != NO_FILTER)
-        floor = FILTERED_MIN_FETCH if self._knn.tenant_in_index else 20
+        floor = min_candidates(self._knn)
         fetch = min(MAX_FETCH, max(round(self._overfetch.get(key, 2.0) * k), floor))
         rows: list[Record] = []
         matched = 0  # nodes of the tenant that passed the filter (for passages: passages, of fewer notes)
@@ -247,4 +254,4 @@ class Neo4jNotes:
         self._each(_UPDATED[label], "rows", [{"id": i, "values": dict(values)} for i, values in changes])
 
 
-__all__ = ["KnnState", "Neo4jNotes"]
+__all__ = ["KnnState", "Neo4jNotes", "min_candidates"]

@@ -4,4 +4,6 @@
 // (create_schema) drops an index of another dimension first.
 CYPHER 25
 CREATE VECTOR INDEX note_embedding IF NOT EXISTS FOR (n:Note) ON n.embedding WITH [n.tenant]
-OPTIONS {indexConfig: {`vector.dimensions`: $dimension, `vector.similarity_function`: 'cosine'}}
+OPTIONS {indexConfig: {`vector.dimensions`: $dimension, `vector.similarity_function`: 'cosine',
+  `vector.hnsw.m`: $hnsw_m, `vector.hnsw.ef_construction`: $hnsw_ef_construction,
+  `vector.quantization.enabled`: $quantized}}

@@ -2,4 +2,6 @@
 // that a k-NN query filters by tenant inside the index (note/passage_search.25).
 CYPHER 25
 CREATE VECTOR INDEX passage_embedding IF NOT EXISTS FOR (p:Passage) ON p.embedding WITH [p.tenant]
-OPTIONS {indexConfig: {`vector.dimensions`: $dimension, `vector.similarity_function`: 'cosine'}}
+OPTIONS {indexConfig: {`vector.dimensions`: $dimension, `vector.similarity_function`: 'cosine',
+  `vector.hnsw.m`: $hnsw_m, `vector.hnsw.ef_construction`: $hnsw_ef_construction,
+  `vector.quantization.enabled`: $quantized}}
