@@ -16,6 +16,7 @@ from amem_graph.errors import ServerError
 from amem_graph.models import NO_FILTER
 from amem_graph.server import ConnectionInfo, LocalNeo4j
 from amem_graph.store import neo4j_notes
+from amem_graph.store.neo4j import VECTOR_INDEX
 
 from .conftest import free_port
 
@@ -77,7 +78,8 @@ def test_an_index_made_without_the_tenant_is_built_again(base_settings: Settings
         store = memory._store
         note = memory.add("Carol keeps a kayak in the garage.")
         store._run("admin/drop_vector_index", write=True)
-        store._run("schema/050_note_embedding", write=True, dimension=memory.embedder.dimension)  # Neo4j 5's
+        store._run("schema/050_note_embedding", write=True, dimension=memory.embedder.dimension,  # Neo4j 5's
+                   **VECTOR_INDEX)
         store._run("admin/await_indexes", write=True, timeout_s=120)
         assert store.vector_index()["properties"] == ["embedding"] and not store._knn.tenant_in_index
         assert memory.search("kayak", k=1, mode="vector")[0].note.id == note.id  # the over-fetch path still works

@@ -24,8 +24,8 @@ def test_init_is_idempotent_and_creates_every_index(memory: AgenticMemory) -> No
     vector = memory._store.vector_index()
     filtered = ["embedding", "tenant"] if memory._store.dialect else ["embedding"]  # 2026.01+ filters by tenant
     assert vector == {"state": "ONLINE", "dimension": 384, "similarity": "COSINE", "properties": filtered,
-                      "hnsw_m": 16, "hnsw_ef_construction": 100, "quantized": False}
-    assert memory.stats().server["vector_index"] == {"hnsw_m": 16, "hnsw_ef_construction": 100, "quantized": False}
+                      "hnsw_m": 16, "hnsw_ef_construction": 100, "quantized": True}
+    assert memory.stats().server["vector_index"] == {"hnsw_m": 16, "hnsw_ef_construction": 100, "quantized": True}
     marker = memory.stats().schema
     assert marker == {"version": SCHEMA_VERSION, "embedding_model": "sentence-transformers/all-MiniLM-L6-v2",
                       "embedding_dimension": 384}
@@ -73,22 +73,19 @@ def test_a_version_2_database_gets_the_version_3_fulltext_index(settings: Settin
         ]
 
 
-def test_a_version_7_database_gets_vector_indexes_with_the_hnsw_settings(settings: Settings, memory: AgenticMemory) -> None:
-    """Schema 8 builds the vector indexes with explicit HNSW settings: a quantized index of an older release is
-    dropped and built again from the vectors the notes hold, and k-NN finds them after."""
+def test_init_builds_a_vector_index_with_other_hnsw_settings_again(settings: Settings, memory: AgenticMemory) -> None:
+    """The vector indexes have the store's HNSW settings (VECTOR_INDEX): `init` drops an index built with others
+    and builds it again from the vectors the notes hold, and k-NN finds them after."""
     memory.add_many(["Alice: the lighthouse keeper retired.", "Bob: my sister caught three trout."])
-    with memory._store._driver.session() as session:  # the database as schema version 7 left it
+    with memory._store._driver.session() as session:  # as another release or a hand-made index left it
         session.run("DROP INDEX note_embedding").consume()
         session.run(
             "CREATE VECTOR INDEX note_embedding FOR (n:Note) ON n.embedding OPTIONS {indexConfig: "
-            "{`vector.dimensions`: 384, `vector.similarity_function`: 'cosine', `vector.quantization.enabled`: true}}"
+            "{`vector.dimensions`: 384, `vector.similarity_function`: 'cosine', `vector.hnsw.m`: 32}}"
         ).consume()
-        session.run("MATCH (s:AmemSchema {name: 'amem-graph'}) SET s.version = 7").consume()
-    assert memory._store.vector_index()["quantized"] is True
-    with AgenticMemory(settings, tenant=memory.tenant) as reopened:
-        index = reopened._store.vector_index()
-        assert (index["state"], index["quantized"], index["hnsw_m"]) == ("ONLINE", False, 16)
-        assert reopened.stats().schema["version"] == SCHEMA_VERSION
-        assert reopened.search("lighthouse keeper", mode="vector", k=1)[0].note.content == (
-            "Alice: the lighthouse keeper retired."
-        )
+    assert memory._store.vector_index()["hnsw_m"] == 32
+    memory.admin.init_schema()
+    index = memory._store.vector_index()
+    assert (index["state"], index["hnsw_m"], index["quantized"]) == ("ONLINE", 16, True)
+    hits = memory.search("lighthouse keeper", mode="vector", k=1)
+    assert hits[0].note.content == "Alice: the lighthouse keeper retired."

@@ -28,9 +28,8 @@ from ..models import (
     Supersession,
 )
 
-SCHEMA_VERSION = 8  # 2: tenant locks, Evolution nodes; 3: sessions, speakers, neighbourhood; 4: MemoryOS tiers;
-# 5: store keys (the LangGraph store); 6: entities; 7: passages, the names speakers are called by; 8: vector
-# indexes with explicit HNSW settings
+SCHEMA_VERSION = 7  # 2: tenant locks, Evolution nodes; 3: sessions, speakers, neighbourhood; 4: MemoryOS tiers;
+# 5: store keys (the LangGraph store); 6: entities; 7: passages, the names speakers are called by
 
 
 @dataclass(frozen=True)

@@ -42,10 +42,12 @@ from .records import note_from_record
 
 _UNREACHABLE = (ServiceUnavailable, SessionExpired, OSError)
 TRANSIENT_RETRY_S = 30.0  # how long a transaction that keeps deadlocking is retried before its error is raised
-# The vector indexes' HNSW settings, chosen with `amem-graph bench scale` (BENCHMARKS.md, "Scale"): full-precision
-# vectors, as int8 quantization caps recall@10 below 0.95 however many candidates a query asks for; Neo4j's
-# default graph degree and construction beam, as wider ones cost inserts and gained nothing measurable.
-VECTOR_INDEX = {"hnsw_m": 16, "hnsw_ef_construction": 100, "quantized": False}
+# The vector indexes' HNSW settings, chosen with `amem-graph bench scale` and a sweep of them (BENCHMARKS-HISTORY.md,
+# "k-NN recall"): Neo4j's defaults, stated so that an index built otherwise is built again. Quantized vectors
+# alone cap recall@10 near 0.94 however many candidates a query asks for, but full-precision ones make every
+# probe of an index grown by inserts twice as slow; the k-NN statements score the candidates again exactly
+# instead. A wider graph or construction beam cost inserts and gained little.
+VECTOR_INDEX = {"hnsw_m": 16, "hnsw_ef_construction": 100, "quantized": True}
 
 
 def _calendar_year(version: str) -> int:

@@ -1,13 +1,12 @@
 // Cypher 25 (Neo4j 2026.01+, the index of schema/260_passage_embedding.25): passages of the tenant only, the
 // tenant filtered inside the index; the rest of the filter applies to their notes after, and each note comes
-// once with its best passage, as in note/passage_search.
+// once with its best passage, scored again exactly, as in note/passage_search.
 CYPHER 25
 MATCH (passage:Passage)
   SEARCH passage IN (VECTOR INDEX passage_embedding FOR $vector WHERE passage.tenant = $tenant LIMIT $fetch)
-  SCORE AS score
 MATCH (node:Note)-[:HAS_PASSAGE]->(passage)
 WHERE @note_filter
-WITH node, passage, score ORDER BY score DESC
+WITH node, passage, vector.similarity.cosine(passage.embedding, $vector) AS score ORDER BY score DESC
 WITH node, collect({score: score, start: passage.start, end: passage.end})[0] AS best, count(*) AS passages
 ORDER BY best.score DESC
 WITH collect({node: node, best: best}) AS hits, sum(passages) AS matched

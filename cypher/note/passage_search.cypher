@@ -1,12 +1,12 @@
 // Approximate k-NN over long notes' passages, over-fetched and filtered by their notes as note/vector_search
 // is; each note once, with its best passage's score and span (a long note has many passages near the query:
 // sending its content per passage would multiply the rows' size). `matched` counts the passages that
-// passed, which sizes the next over-fetch.
-CALL db.index.vector.queryNodes('passage_embedding', $fetch, $vector) YIELD node AS passage, score
+// passed, which sizes the next over-fetch. Passages are scored again exactly, as notes are.
+CALL db.index.vector.queryNodes('passage_embedding', $fetch, $vector) YIELD node AS passage
 WHERE passage.tenant = $tenant
 MATCH (node:Note)-[:HAS_PASSAGE]->(passage)
 WHERE @note_filter
-WITH node, passage, score ORDER BY score DESC
+WITH node, passage, vector.similarity.cosine(passage.embedding, $vector) AS score ORDER BY score DESC
 WITH node, collect({score: score, start: passage.start, end: passage.end})[0] AS best, count(*) AS passages
 ORDER BY best.score DESC
 WITH collect({node: node, best: best}) AS hits, sum(passages) AS matched
