@@ -513,6 +513,7 @@ class AgenticMemory:
     def close(self) -> None:
         self.tiers.close()
         self._retriever.close()
+        self._evolver.close()
         if self._own_llm is not None:
             self._own_llm.close()
         if self._own_store:

@@ -7,6 +7,7 @@ import json
 import logging
 import uuid
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field, replace
 from datetime import datetime, timezone
 from typing import Any
@@ -237,6 +238,10 @@ class Evolver:
         self.analyser = analyser
         self.settings = settings
         self.extractor = extractor
+        self._extraction = ThreadPoolExecutor(max_workers=1, thread_name_prefix="amem-extract")
+
+    def close(self) -> None:
+        self._extraction.shutdown(wait=True)
 
     def add(self, tenant: str, note: NoteInput, *, neighbourhood: str | None = None) -> EvolutionOutcome:
         """Store a validated note with its analysis, links and neighbour evolution; a repeat returns the original.
@@ -247,8 +252,14 @@ class Evolver:
         known, lexical, tail = self.store.read(tenant, lambda tx: self._first_reads(tx, note, query))
         if known:
             return EvolutionOutcome(known[0].id, created=False)
-        vector = self.embedder.embed_one(query)
-        extracted = extract(self.extractor, [note])[0]  # once for every attempt
+        # What the note mentions is found on a second thread while the model embeds it (once for every attempt).
+        extraction = self._extraction.submit(lambda: extract(self.extractor, [note])[0])
+        # A note longer than the model reads is embedded once: its composite's vector is its content's (what is
+        # appended is cut off), and the candidates are searched with that too.
+        whole = self.embedder.fills_window(note.content)
+        vector = self.embedder.embed_one(note.content if whole else query)
+        passages = self.embedder.passages([note.content])[0]
+        extracted = extraction.result()
         first_read = [(lexical, tail)]
 
         def plan() -> EvolutionWrite:
@@ -256,7 +267,7 @@ class Evolver:
             lexical, tail = first_read.pop() if first_read else (None, self._session_tail(tenant, session))
             hits = self._candidates(tenant, query, vector, lexical=lexical)
             return self._plan(note, self.analyser.analyse(note, hits), hits, tail=tail, neighbourhood=neighbourhood,
-                              extracted=extracted)
+                              extracted=extracted, vector=vector if whole else None, passages=passages)
 
         outcome = self._attempts(tenant, note.id, plan)
         if outcome is None:  # cannot happen: the last attempt of an add skips stale neighbours instead
@@ -341,8 +352,10 @@ class Evolver:
     def _plan(
         self, note: NoteInput, analysis: NoteAnalysis, candidates: Sequence[SearchHit], *,
         existing: Note | None = None, tail: Sequence[Note] = (), neighbourhood: str | None = None,
-        extracted: Sequence[Mention] | None = None,
+        extracted: Sequence[Mention] | None = None, vector: np.ndarray | None = None,
+        passages: Sequence[Passage] | None = None,
     ) -> EvolutionWrite:
+        """The write an analysis makes; `vector` and `passages`, the new note's own when they are known already."""
         by_id = {hit.note.id: hit.note for hit in candidates}
         analysis = self._offered_only(note.id, analysis, by_id)
         own = NoteInput(  # what the caller gave wins over what was derived
@@ -367,8 +380,10 @@ class Evolver:
             _Change(neighbour, f"neighbourhood: note {note.id} follows in its session", None, None, grown)
             for neighbour, grown in refreshed.values()
         ]
-        embedded = [c for c in changes if c.context is not None or c.tags is not None]
-        texts = [composite_text(own.content, own.context, own.keywords, own.tags)]
+        # A neighbour longer than the model reads keeps its vector: new context or tags would be cut off.
+        embedded = [c for c in changes if (c.context is not None or c.tags is not None)
+                    and not self.embedder.fills_window(c.note.content)]
+        texts = [] if vector is not None else [composite_text(own.content, own.context, own.keywords, own.tags)]
         texts += [
             composite_text(
                 c.note.content, c.context or c.note.context, c.note.keywords, c.note.tags if c.tags is None else c.tags
@@ -376,7 +391,9 @@ class Evolver:
             for c in embedded
         ]
         vectors = self.embedder.embed(texts)
-        vector_of = {c.note.id: vector for c, vector in zip(embedded, vectors[1:], strict=True)}
+        if vector is not None:
+            vectors = np.vstack([vector[None, :], vectors])
+        vector_of = {c.note.id: v for c, v in zip(embedded, vectors[1:], strict=True)}
         revisions = [
             Revision(
                 c.note.id, c.note.version, c.reason, vector_of.get(c.note.id), context=c.context, tags=c.tags,
@@ -417,7 +434,7 @@ class Evolver:
             contradictions=contradictions, analysis=analysis.analysis, model=analysis.model,
             prompt_version=PROMPT_VERSION if analysis.analysis == "llm" else None,
             prompt_tokens=analysis.prompt_tokens, completion_tokens=analysis.completion_tokens, decision=decision,
-            mentions=tuple(mentions), passages=() if existing else tuple(self.embedder.passages([own.content])[0]),
+            mentions=tuple(mentions), passages=() if existing else tuple(self.embedder.passages([own.content])[0] if passages is None else passages),
             called=addressed(tail, own) if existing is None else None,
         )
 

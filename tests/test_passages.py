@@ -150,3 +150,41 @@ def test_cli_ingest_skips_invalid_lines_when_asked(memory: AgenticMemory, cli_en
     assert report["added"] == 2 and len(report["invalid"]) == 3
     assert [r.split(":")[0].split(" is")[0] for r in report["invalid"]] == ["line 2", "line 3", "line 4"]
     assert sorted(n.content for n in memory.list()) == ["the first note", "the fourth note"]
+
+
+def test_a_note_longer_than_the_window_is_embedded_once(memory: AgenticMemory, settings, monkeypatch: pytest.MonkeyPatch) -> None:
+    """What a composite appends to a long note (context, keywords, tags) lies past the model's window: the note's
+    vector is its content's, embedded once for the candidates and the note; a long neighbour whose tags grow
+    keeps its vector."""
+    from amem_graph.bench.scripted_llm import ScriptedLLM
+    from amem_graph.embedding import composite_text, cosine
+    from amem_graph.llm import LLMAnalyser, LLMClient
+    from amem_graph.settings import LLMSettings
+
+    neighbour = memory.add("Bob: " + long_note(3_000).replace(FACT, "The valley floods every spring."))
+    before = memory.get(neighbour.id, with_embedding=True)
+    embedded: list[str] = []
+    real_embed = memory.embedder.embed
+
+    def counted(texts):
+        embedded.extend(texts)
+        return real_embed(texts)
+
+    content = "Alice: " + long_note(3_000)
+    with ScriptedLLM() as llm:  # a model that links the candidates sharing a word, and tags the first of them
+        client = LLMClient(LLMSettings(base_url=llm.base_url, model="scripted", backoff_s=0.0))
+        with client, AgenticMemory(settings, tenant=memory.tenant, store=memory._store, embedder=memory.embedder,
+                                   analyser=LLMAnalyser(client)) as analysed:
+            monkeypatch.setattr(memory.embedder, "embed", counted)
+            note = analysed.add(content)
+            monkeypatch.undo()
+    assert embedded.count(content) == 1  # the candidates' query and the note's vector, one embedding
+    assert not [t for t in embedded if t.startswith(content) and t != content]  # no composite of it
+    assert not [t for t in embedded if t.startswith(neighbour.content)]  # the long neighbour is not embedded again
+    stored = memory.get(note.id, with_embedding=True)
+    composite = memory.embedder.embed_one(composite_text(content, stored.context, stored.keywords, stored.tags))
+    assert cosine(stored.embedding, composite) > 0.9999  # the composite's vector all the same
+    after = memory.get(neighbour.id, with_embedding=True)
+    assert set(after.tags) > set(before.tags) and after.version > before.version  # the neighbour evolved,
+    assert cosine(after.embedding, before.embedding) == pytest.approx(1.0)  # its vector kept
+    assert memory.embedder.fills_window(content) and not memory.embedder.fills_window("Alice: a short note.")

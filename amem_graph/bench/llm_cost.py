@@ -52,13 +52,13 @@ def llm_settings(settings: Settings, source: str) -> Iterator[LLMSettings]:
 
 
 def run(settings: Settings, data: Path, *, conversation: str | None = None, limit: int | None = None,
-        keep: bool = False, llm: str = "scripted", warm_up: bool = True) -> dict[str, Any]:
-    """`warm_up`: first add a few notes uncounted, as a long-running service would have (off for `--cold`,
-    which measures the first calls as they come)."""
+        keep: bool = False, llm: str = "scripted", uncounted_adds: bool = True) -> dict[str, Any]:
+    """`uncounted_adds`: first add a few notes to a tenant of their own, not counted, as a long-running service
+    would have (off for `--cold`, which counts the first calls as they come)."""
     chosen = locomo.pick(locomo.load(data), conversation)
     notes = locomo.turns(chosen)[:limit]
     tenant = f"bench-llm-{uuid.uuid4().hex[:12]}"
-    warmup_notes = 0 if not warm_up else WARMUP_NOTES if llm == "scripted" else WARMUP_NOTES_REAL_MODEL
+    warmup_notes = 0 if not uncounted_adds else WARMUP_NOTES if llm == "scripted" else WARMUP_NOTES_REAL_MODEL
     analyses: Counter[str] = Counter()
     with llm_settings(settings, llm) as endpoint:
         llm_client = LLMClient(endpoint)

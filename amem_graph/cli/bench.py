@@ -251,7 +251,7 @@ def llm_cost(
         if mode != "notes":
             raise typer.BadParameter("--cold measures the notes mode", param_hint="'--mode'")
         result = cold_then_warm(settings, lambda fresh: llm_cost_bench.run(
-            fresh, data, conversation=conversation, limit=limit, keep=keep, llm=llm.value, warm_up=False,
+            fresh, data, conversation=conversation, limit=limit, keep=keep, llm=llm.value, uncounted_adds=False,
         ), {"add_p50": lambda r: r["add_ms"]["p50"], "add_p95": lambda r: r["add_ms"]["p95"],
             "search_p95": lambda r: r["search_ms"]["p95"]}, warm_up=warm_up)
     else:

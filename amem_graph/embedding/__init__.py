@@ -228,6 +228,12 @@ class Embedder:
         model = _load(self.model_name, self.home)
         return int(model.max_seq_length) - len(model.tokenizer("")["input_ids"])
 
+    def fills_window(self, text: str) -> bool:
+        """Whether the model reads only the start of `text`: then whatever a composite appends to it (context,
+        keywords, tags) is cut off too, and the composite's vector is the text's own."""
+        window = self.window
+        return len(text) > window and len(self._offsets(text)) > window
+
     def passages(self, texts: Sequence[str]) -> list[list[Passage]]:
         """For each text, the passages that cover what the model does not read of it (passages.spans), each with
         its vector; none for a text within the window, which costs no more than its length check."""
