@@ -14,9 +14,10 @@ if ! command -v java >/dev/null || ! command -v mvn >/dev/null; then
   exit 0
 fi
 echo; echo "== On the project's own local Neo4j"
-$amem neo4j start
+# A handful of calls: they do not wait for the warm-up a long-running service would (`--warm-up`, docs/python.md).
+$amem neo4j start --warm-up 0
 eval "$($amem neo4j env)"
-$amem init
+$amem init --warm-up 0
 tenant=demo
 first=$($amem add "Caroline went to an LGBTQ support group on 7 May 2023 and found it inspiring." \
   -t $tenant --source demo:1 --tag identity --event-time 2023-05-07T18:00:00+00:00 --json | .venv/bin/python -c 'import json,sys; print(json.load(sys.stdin)["id"])')
