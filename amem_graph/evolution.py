@@ -416,6 +416,7 @@ class Evolver:
             self._contradiction(note, existing, by_id[link.target_id], link.reason)
             for link in analysis.links if link.type == "CONTRADICTS"
         )
+        own_passages = () if existing else passages if passages is not None else self.embedder.passages([own.content])[0]
         given = None if analysis.entities is None else [analysis.entities]
         found = [extracted] if extracted is not None else extract(self.extractor, [own])
         mentions = note_mentions([own], found, given)[0]
@@ -434,7 +435,7 @@ class Evolver:
             contradictions=contradictions, analysis=analysis.analysis, model=analysis.model,
             prompt_version=PROMPT_VERSION if analysis.analysis == "llm" else None,
             prompt_tokens=analysis.prompt_tokens, completion_tokens=analysis.completion_tokens, decision=decision,
-            mentions=tuple(mentions), passages=() if existing else tuple(self.embedder.passages([own.content])[0] if passages is None else passages),
+            mentions=tuple(mentions), passages=tuple(own_passages),
             called=addressed(tail, own) if existing is None else None,
         )
 

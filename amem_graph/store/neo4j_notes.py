@@ -40,8 +40,9 @@ MAX_FETCH = 20_000  # the most notes one k-NN query asks the shared vector index
 OVERFETCH_MEMORY = 0.95  # per query, how much of the widest recent over-fetch multiple is kept
 # Candidates a k-NN query asks of the index, at least: an HNSW search explores the graph as widely as the
 # candidates it keeps, so a limit of k alone misses some of the k nearest. A shared index's floor was chosen with
-# `amem-graph bench scale` (recall@10 against the exact answer beside p95, BENCHMARKS.md "Scale"); an index that
-# filters by tenant itself explores less of the graph per candidate and needs more (BENCHMARKS-HISTORY.md, "Scale").
+# `amem-graph bench scale` (recall@10 against the exact answer beside p95; BENCHMARKS-HISTORY.md, "Warm first
+# calls, k-NN recall, long notes"); an index that filters by tenant itself explores less of the graph per
+# candidate and needs more (BENCHMARKS-HISTORY.md, "Scale").
 MIN_FETCH = 30
 FILTERED_MIN_FETCH = 100
 # A tenant's passages up to this many are scanned exactly (an index over-fetch would mostly return other
