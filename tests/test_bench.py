@@ -26,6 +26,7 @@ def test_bench_ingest_prints_and_writes_json(cli_env: dict[str, str], tmp_path) 
     for key in ("notes_per_s", "embed_only_per_s", "overhead", "embed_share", "knn_ms", "hybrid_search_ms"):
         assert key in data
     assert data["search_floor_ms"]["n"] == 20 and data["search_floor_ms"]["p50"] > 0
+    assert data["notes_held"] == 300 and data["mentions_held"] >= 300  # every note names at least its speaker
     assert data["n"] == 300 and data["knn_ms"]["n"] == 20
     assert data["knn_ms"]["p95"] >= data["knn_ms"]["p50"] > 0
     # both rates are rounded to two places in the JSON, so the ratio is checked to the precision they carry

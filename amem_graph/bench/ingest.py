@@ -45,6 +45,7 @@ def run(memory: AgenticMemory, n: int, *, chunk: int = 1000, queries: int = 200,
                             tenant=tenant)
             ingest_s += time.perf_counter() - began
         ingest_embed_s = timed.seconds
+        held = memory.stats(tenant=tenant)  # the import ends with every note and what it mentions
         rng = np.random.default_rng(seed)
         picks = rng.choice(n, size=min(queries, n), replace=False)
         vectors = timed.embed([texts[i].split(": ", 1)[1][:60] for i in picks])  # query embedding excluded
@@ -73,6 +74,8 @@ def run(memory: AgenticMemory, n: int, *, chunk: int = 1000, queries: int = 200,
         "embed_only_per_s": round(embed_only_per_s, 2),
         "overhead": round(embed_only_per_s / notes_per_s - 1, 4),
         "embed_share": round(ingest_embed_s / ingest_s, 4),
+        "notes_held": held.labels.get("Note", 0),
+        "mentions_held": held.relationships.get("MENTIONS", 0),
         "entity_extractor": memory.entities.extractor,
         "extract_only_per_s": round(n / extract_only_s, 2),
         "stage_share_alone": {"embed": round(embed_only_s / ingest_s, 4), "extract": round(extract_only_s / ingest_s, 4)},
