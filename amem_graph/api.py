@@ -26,6 +26,7 @@ from .log import event, operation, report
 from .models import (
     MAX_HOPS,
     Link,
+    Mention,
     Note,
     NoteChanges,
     NoteHistory,
@@ -173,16 +174,23 @@ class AgenticMemory:
             if on_batch:
                 on_batch(len(written))
 
-        # The entity extraction and write of batch i run on a second thread while batch i+1 is embedded:
-        # extraction (one core) and the database's work (index inserts, commit) hide behind the embedding.
-        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="amem-write") as writer:
+        # Three stages overlap: the model embeds batch i (every core) while a thread finds its entities (one
+        # core) and another writes batch i-1 (the database's work: index inserts, commit). With the extraction
+        # beside the embedding rather than in the write, the import's tail is one write, not an extraction too.
+        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="amem-extract") as extracting, \
+                ThreadPoolExecutor(max_workers=1, thread_name_prefix="amem-write") as writer:
             pending: Future[list[str]] | None = None
             for start in range(0, len(notes), size):
                 batch = notes[start : start + size]
-                known, fresh, vectors, passages = self._prepare(tenant, batch)
+                known = self.existing(batch, tenant=tenant)
+                fresh = [note for i, note in enumerate(batch) if i not in known]
+                found = extracting.submit(extract, self._extractor, fresh)
+                vectors = self.embedder.embed([composite_text(n.content, n.context, n.keywords, n.tags) for n in fresh])
+                passages = self.embedder.passages([n.content for n in fresh])
                 if pending is not None:
                     collect(pending)
-                pending = writer.submit(self._write, tenant, batch, known, fresh, vectors, passages)
+                mentions = note_mentions(fresh, found.result())
+                pending = writer.submit(self._write, tenant, batch, known, fresh, vectors, passages, mentions)
             if pending is not None:
                 collect(pending)
         return ids
@@ -197,20 +205,10 @@ class AgenticMemory:
                 raise
             raise InvalidInput(f"item {position}: {err}") from None
 
-    def _prepare(
-        self, tenant: str, batch: Sequence[NoteInput]
-    ) -> tuple[dict[int, str], list[NoteInput], np.ndarray, list[list[Passage]]]:
-        """Find repeats (not embedded again) and embed the rest, with the passages of long ones."""
-        known = self.existing(batch, tenant=tenant)
-        fresh = [note for i, note in enumerate(batch) if i not in known]
-        vectors = self.embedder.embed([composite_text(n.content, n.context, n.keywords, n.tags) for n in fresh])
-        return known, fresh, vectors, self.embedder.passages([n.content for n in fresh])
-
     def _write(
         self, tenant: str, batch: Sequence[NoteInput], known: dict[int, str], fresh: list[NoteInput],
-        vectors: np.ndarray, passages: Sequence[Sequence[Passage]],
+        vectors: np.ndarray, passages: Sequence[Sequence[Passage]], mentions: Sequence[Sequence[Mention]],
     ) -> list[str]:
-        mentions = note_mentions(fresh, extract(self._extractor, fresh))
         dimension = self.embedder.dimension
         rows = [note_row(n, vector, "none", None, dimension, passages=parts)
                 for n, vector, parts in zip(fresh, vectors, passages, strict=True)]

@@ -57,6 +57,28 @@ def test_bulk_add_keeps_order_and_skips_repeats(memory: AgenticMemory) -> None:
     assert len(memory.list(limit=100)) == 24
 
 
+def test_bulk_add_stops_at_a_batch_whose_extraction_fails(memory: AgenticMemory) -> None:
+    """The entities of batch i are found beside its embedding while batch i-1 is written: a failure there
+    leaves the batches before it committed and reported, and writes nothing of it or after it."""
+    from amem_graph.entities.extract import RuleExtractor
+
+    class Failing(RuleExtractor):
+        def mentions(self, texts):  # type: ignore[no-untyped-def]
+            if any("tulips" in t for t in texts):
+                raise RuntimeError("extractor broke")
+            return super().mentions(texts)
+
+    memory._extractor = Failing()
+    topics = ["gardening"] * 5 + ["tulips"] * 5 + ["roses"] * 5
+    items = [NoteInput(content=f"turn {i} about {topic}", source=f"D2:{i}") for i, topic in enumerate(topics)]
+    reported: list[int] = []
+    with pytest.raises(RuntimeError, match="extractor broke"):
+        memory.add_many(items, batch_size=5, on_batch=reported.append)
+    assert reported == [5]
+    assert sorted(n.source for n in memory.list(limit=100)) == [f"D2:{i}" for i in range(5)]
+    assert memory.entities.get("gardening").mentions == 5  # the committed batch has its entities
+
+
 def test_bulk_add_with_one_bad_item_writes_nothing(memory: AgenticMemory, count_nodes: Callable) -> None:
     items = [NoteInput(content="fine"), NoteInput(content="also fine"), NoteInput(content="\x00bad")]
     with pytest.raises(InvalidInput, match="item 2: content contains control character"):
