@@ -26,7 +26,7 @@ def _rows(result: dict) -> list[dict]:
 @pytest.mark.embedded
 def test_scale_on_the_embedded_store_is_exact(base_settings: Settings, tmp_path: Path) -> None:
     rows = _rows(scale.run(base_settings, "embedded", sizes=[600, 300], tenants=1, queries=20, k=10, workdir=tmp_path))
-    assert all(r["recall_at_k"] == 1.0 for r in rows)
+    assert all(r["recall_at_k"] == 1.0 for r in rows) and all(r["server_settle_s"] == 0 for r in rows)
 
 
 @pytest.mark.slow
@@ -34,6 +34,24 @@ def test_scale_on_neo4j_reports_recall_against_the_exact_answer(base_settings: S
     rows = _rows(scale.run(base_settings, "neo4j", sizes=[300, 600], tenants=2, queries=20, k=10, workdir=tmp_path,
                            heap="512m", pagecache="256m"))
     assert all(0.8 <= r["recall_at_k"] <= 1.0 for r in rows) and all(r["index_online_s"] >= 0 for r in rows)
+    assert all(0 < r["server_settle_s"] < 300 for r in rows)  # measured once the server stopped merging
+
+
+def test_a_busy_process_is_waited_for_and_an_idle_one_is_not() -> None:
+    """The wait before measuring a server's queries ends when its process goes idle, not at the limit."""
+    import subprocess
+    import sys
+
+    spinning = subprocess.Popen([sys.executable, "-c", "import time\nend = time.time() + 3\nwhile time.time() < end: pass"])
+    try:
+        assert 2.5 <= scale._await_quiet(spinning.pid, window=0.5) < 10  # busy for 3 s, then done
+    finally:
+        spinning.wait()
+    sleeping = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
+    try:
+        assert scale._await_quiet(sleeping.pid, window=0.5) < 2  # idle from the start (its start is quick)
+    finally:
+        sleeping.kill()
 
 
 @pytest.mark.embedded

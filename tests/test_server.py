@@ -10,6 +10,7 @@ import pytest
 
 from amem_graph import AgenticMemory, ServerError, Settings, StoreUnavailable
 from amem_graph.server import LocalNeo4j, local
+from amem_graph.server.local import VECTOR_MERGE_FACTOR
 from amem_graph.store.neo4j import Neo4jStore
 
 from .conftest import free_port
@@ -65,6 +66,9 @@ def test_start_stop_restart_keeps_data_and_a_stopped_server_is_named(tmp_path: P
     try:
         assert stat.S_IMODE(os.stat(server.password_file).st_mode) == 0o600
         assert server.status()["running"] is True
+        # Started with it: an unknown or invalid setting stops the server (strict validation).
+        conf = (server.dir / "conf" / "neo4j.conf").read_text()
+        assert f"internal.dbms.index.vector.standard_merge_factor={VECTOR_MERGE_FACTOR}\n" in conf
         assert server.start().uri == info.uri  # a second start finds the running server
         assert "export NEO4J_URI=" + info.uri in info.exports()
         with urllib.request.urlopen(info.browser_url, timeout=10) as page:  # Browser is served

@@ -28,6 +28,7 @@ from ..secret import secret_file
 from ..settings import Settings, default_home
 
 POM = Path(__file__).with_name("pom.xml")
+VECTOR_MERGE_FACTOR = 10  # segments of one size a vector index holds before Lucene merges them (Neo4j's default: 50)
 JVM_DIR = Path("/usr/lib/jvm")  # where Debian's and Temurin's JDKs live
 ENTRY_POINT = "org.neo4j.server.CommunityEntryPoint"  # Neo4j 5; later releases name theirs in the main jar
 ENTRY_POINT_SERVICE = "META-INF/services/org.neo4j.server.startup.EntryPoint"
@@ -274,6 +275,10 @@ class LocalNeo4j:
             "server.memory.pagecache.size": self.pagecache,
             "dbms.security.auth_enabled": "true",
             "db.tx_log.rotation.retention_policy": "1G size",
+            # A vector index grown by inserts is many Lucene segments, and a k-NN query searches each in turn;
+            # Neo4j merges them only once 50 pile up. Merging at 10 keeps a query to a few segments, for more
+            # merging while notes are written (measured in BENCHMARKS.md, k-NN at 100k).
+            "internal.dbms.index.vector.standard_merge_factor": str(VECTOR_MERGE_FACTOR),
             # A local server reports nothing home (Browser's analytics, the server's usage report).
             "client.allow_telemetry": "false",
             "dbms.usage_report.enabled": "false",
