@@ -49,7 +49,7 @@ def test_a_busy_process_is_waited_for_and_an_idle_one_is_not() -> None:
         spinning.wait()
     sleeping = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
     try:
-        assert scale._await_quiet(sleeping.pid, window=0.5) < 2  # idle from the start (its start is quick)
+        assert scale._await_quiet(sleeping.pid, window=0.5) < 5  # idle once started, long before its 30 s
     finally:
         sleeping.kill()
 
