@@ -275,9 +275,9 @@ class LocalNeo4j:
             "server.memory.pagecache.size": self.pagecache,
             "dbms.security.auth_enabled": "true",
             "db.tx_log.rotation.retention_policy": "1G size",
-            # A vector index grown by inserts is many Lucene segments, and a k-NN query searches each in turn;
-            # Neo4j merges them only once 50 pile up. Merging at 10 keeps a query to a few segments, for more
-            # merging while notes are written (measured in BENCHMARKS.md, k-NN at 100k).
+            # A vector index grown by inserts is many Lucene segments, and a k-NN query searches each in turn:
+            # merging sooner keeps a query to a few of them, for more merging while notes are written
+            # (BENCHMARKS.md, k-NN at 100k).
             "internal.dbms.index.vector.standard_merge_factor": str(VECTOR_MERGE_FACTOR),
             # A local server reports nothing home (Browser's analytics, the server's usage report).
             "client.allow_telemetry": "false",

@@ -42,11 +42,12 @@ from .records import note_from_record
 
 _UNREACHABLE = (ServiceUnavailable, SessionExpired, OSError)
 TRANSIENT_RETRY_S = 30.0  # how long a transaction that keeps deadlocking is retried before its error is raised
-# The vector indexes' HNSW settings, chosen with `amem-graph bench scale` and a sweep of them (BENCHMARKS-HISTORY.md,
-# "Warm first calls, k-NN recall, long notes"): Neo4j's defaults, stated so that an index built otherwise is built again. Quantized vectors
-# alone cap recall@10 near 0.94 however many candidates a query asks for, but full-precision ones make every
-# probe of an index grown by inserts twice as slow; the k-NN statements score the candidates again exactly
-# instead. A wider graph or construction beam cost inserts and gained little.
+# The vector indexes' HNSW settings, chosen with `amem-graph bench scale` and a sweep of them
+# (BENCHMARKS-HISTORY.md, "Warm first calls, k-NN recall, long notes"): Neo4j's defaults, stated so that an index
+# built otherwise is built again. Quantized vectors alone cap recall@10 near 0.94 however many candidates a query
+# asks for, but full-precision ones make every probe of an index grown by inserts twice as slow; the k-NN
+# statements score the candidates again exactly instead. A wider graph or construction beam cost inserts and
+# gained little.
 VECTOR_INDEX = {"hnsw_m": 16, "hnsw_ef_construction": 100, "quantized": True}
 
 
