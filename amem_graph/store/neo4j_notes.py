@@ -183,7 +183,7 @@ class Neo4jNotes:
     def passage_search(
         self, vector: Sequence[float], k: int, *, filters: SearchFilter = NO_FILTER, brief: bool = False
     ) -> list[tuple[Note, float, int, int]]:
-        held = self.run("note/passage_count")[0]["held"]
+        held = self.run("note/passage_count", most=EXACT_PASSAGES + 1)[0]["held"]
         if not held:
             return []
         params = {"vector": list(vector), "k": k, "brief": brief, **filters.params()}
