@@ -311,7 +311,7 @@ class Retriever:
             ))
         vector = None
         if mode in ("hybrid", "vector"):
-            vector = _query_vector(self.embedder.embed_one(without_names(query, called) if tuning.strip_names else query), self.store)
+            vector = _query_vector(self.embedder.embed_query(without_names(query, called) if tuning.strip_names else query), self.store)
         when = bool(_WHEN.search(query))
         reranked = tuning.session_weight or tuning.mmr is not None
         # Waited for before the transaction: they run in transactions of their own (the embedded store's

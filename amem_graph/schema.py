@@ -26,7 +26,8 @@ def check(store: NoteStore, model: str, dimension: int) -> SchemaState:
     if state.model and state.model != canonical_model(model):
         raise SchemaMismatch(
             f"the notes in {store.location} were embedded with {state.model!r}, not {canonical_model(model)!r}: "
-            f"set AMEM_EMBEDDING_MODEL={state.model} (vectors of different models are not comparable)"
+            f"set AMEM_EMBEDDING_MODEL={state.model}, or move the database to the new model with `amem-graph "
+            "consolidate`, which embeds every vector again (vectors of different models are not comparable)"
         )
     store.dimension = dimension
     return state

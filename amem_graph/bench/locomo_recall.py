@@ -324,7 +324,7 @@ class FlatIndex:
     def search(self, query: str, k: int, method: str) -> list[SearchHit]:
         if method == "bm25":
             return self._top(self._bm25(query), k)
-        dense = self.vectors @ self.embedder.embed_one(query)
+        dense = self.vectors @ self.embedder.embed_query(query)
         if method == "dense":
             return self._top(dense, k)
         return self._top(0.5 * _scaled(dense) + 0.5 * _scaled(self._bm25(query)), k)

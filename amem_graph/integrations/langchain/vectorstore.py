@@ -38,7 +38,7 @@ class AmemEmbeddings(Embeddings):
         return self.embedder.embed(texts).tolist() if texts else []
 
     def embed_query(self, text: str) -> list[float]:
-        return self.embedder.embed_one(text).tolist()
+        return self.embedder.embed_query(text).tolist()
 
 
 def note_document(note: Note, attached: str | None) -> Document:
