@@ -1,6 +1,6 @@
 """Consolidation after a change of embedding model: the vector index is rebuilt with the configured model's
-dimension, then every vector of the database (notes, pages, facts, segment centroids) is computed again with
-it. Resumable by running it again: it always starts from the first node."""
+dimension, then every vector of the database (notes, passages, pages, facts, segment centroids) is computed again
+with it. Killed, it resumes where it stopped when run again; until it ends, the database refuses to open."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ from collections.abc import Callable
 import numpy as np
 
 from . import validation
-from .embedding import Embedder, composite_text
+from .embedding import Embedder, canonical_model, composite_text
 from .errors import SchemaMismatch
-from .store.base import SCHEMA_VERSION, MemoryStore
+from .store.base import SCHEMA_VERSION, MemoryStore, SchemaState
 from .tiers.analysis import embedded_text
 
 BATCH = 256
@@ -35,22 +35,39 @@ def _vectors(embedder: Embedder, kind: str, rows: list[dict]) -> list[np.ndarray
 
 
 def consolidate(store: MemoryStore, embedder: Embedder, *, on_batch: Callable[[str, int], None] | None = None) -> dict[str, int]:
-    """Rebuild the index and re-embed everything with `embedder`; returns how many of each kind."""
-    found = store.schema_state().version
-    if found is not None and found > SCHEMA_VERSION:
-        raise SchemaMismatch(f"{store.location} holds a newer amem-graph schema ({found}): upgrade amem-graph")
-    # not schema.ensure: its check refuses the old model's marker, which is what this replaces
-    store.create_schema(embedder.model_name, embedder.dimension, found)
+    """Rebuild the index and re-embed everything with `embedder`; returns how many of each kind were embedded by
+    this call. Each batch's vectors and how far the work got are written in one transaction, so a run that is
+    killed resumes where it stopped when called again: every vector is embedded once."""
+    state = store.schema_state()
+    if state.version is not None and state.version > SCHEMA_VERSION:
+        raise SchemaMismatch(f"{store.location} holds a newer amem-graph schema ({state.version}): upgrade amem-graph")
+    kind, after = _resumed(state, canonical_model(embedder.model_name))
+    if not after and kind == KINDS[0]:
+        # Under way before the marker names the new model: a kill in between is found by the next open.
+        store.write_embeddings(kind, [], reached=f"{kind}:")
+        # not schema.ensure: its check refuses the old model's marker, which is what this replaces
+        store.create_schema(embedder.model_name, embedder.dimension, state.version)
     store.dimension = embedder.dimension
     counts: dict[str, int] = {}
-    for kind in KINDS:
-        after, done = "", 0
-        while rows := store.embedding_texts(kind, after, BATCH):
-            vectors = _vectors(embedder, kind, rows)
+    for current in KINDS[KINDS.index(kind):]:
+        start, done = (after if current == kind else ""), 0
+        while rows := store.embedding_texts(current, start, BATCH):
+            vectors = _vectors(embedder, current, rows)
             checked = [(row["id"], validation.vector(v, embedder.dimension)) for row, v in zip(rows, vectors, strict=True)]
-            store.write_embeddings(kind, checked)
-            after, done = rows[-1]["id"], done + len(rows)
+            start, done = rows[-1]["id"], done + len(rows)
+            store.write_embeddings(current, checked, reached=f"{current}:{start}")
             if on_batch:
-                on_batch(kind, len(rows))
-        counts[kind] = done
+                on_batch(current, len(rows))
+        counts[current] = done
+    store.write_embeddings(KINDS[-1], [], reached=None)
     return counts
+
+
+def _resumed(state: SchemaState, model: str) -> tuple[str, str]:
+    """Where to start: after the last batch written, when a consolidation to `model` is under way; else at the
+    first note."""
+    if state.consolidating and state.model == model:
+        kind, _, after = state.consolidating.partition(":")
+        if kind in KINDS:
+            return kind, after
+    return KINDS[0], ""

@@ -18,6 +18,11 @@ def check(store: NoteStore, model: str, dimension: int) -> SchemaState:
                 f"but the embedding model gives {dimension}: use the model the notes were embedded with "
                 "(AMEM_EMBEDDING_MODEL) or re-embed them (amem-graph consolidate)"
             )
+    if state.consolidating:
+        raise SchemaMismatch(
+            f"a consolidation of {store.location} to {state.model!r} is under way (it stopped before its end): "
+            f"run `amem-graph consolidate` with AMEM_EMBEDDING_MODEL={state.model} to finish it"
+        )
     if state.version is not None and state.version > SCHEMA_VERSION:
         raise SchemaMismatch(
             f"{store.location} holds amem-graph schema version {state.version}, newer than this amem-graph "

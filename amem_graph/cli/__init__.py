@@ -4,7 +4,22 @@ from __future__ import annotations
 
 import typer
 
-from . import bench, browser, check, demo, entities, history, ingest, llm, mcp, model, notes, server, tiers, transfer
+from . import (
+    bench,
+    browser,
+    check,
+    demo,
+    entities,
+    history,
+    ingest,
+    llm,
+    mcp,
+    model,
+    notes,
+    server,
+    tiers,
+    transfer,
+)
 from .common import EXIT_CODES, user_errors
 from .doctor import doctor
 

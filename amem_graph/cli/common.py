@@ -5,13 +5,23 @@ from __future__ import annotations
 import functools
 import json
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, ParamSpec, TypeVar
 
 import typer
 from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    ProgressColumn,
+    Task,
+    TextColumn,
+    TimeRemainingColumn,
+)
 from rich.table import Column
 from rich.text import Text
 
@@ -108,3 +118,16 @@ def warm(memory: AgenticMemory, seconds: float = WARM_UP_S) -> None:
     if seconds > 0:
         done = memory.warm_up(seconds)
         console.print(f"Warmed up: {done.rounds} rounds of the engine's calls in {done.seconds:.1f} s.")
+
+
+class RateColumn(ProgressColumn):
+    def render(self, task: Task) -> Text:
+        return Text(f"{task.speed:.1f}/s" if task.speed else "–/s")
+
+
+@contextmanager
+def progress(total: int, what: str) -> Iterator[Callable[..., None]]:
+    """A progress bar on standard error (standard output stays for the report); yields its `advance(n=1)`."""
+    columns = (TextColumn(what), BarColumn(), MofNCompleteColumn(), RateColumn(), TimeRemainingColumn())
+    with Progress(*columns, console=Console(stderr=True), transient=False) as bar:
+        yield functools.partial(bar.advance, bar.add_task("", total=total))

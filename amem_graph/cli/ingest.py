@@ -3,38 +3,20 @@
 
 from __future__ import annotations
 
-import functools
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated
 
 import typer
 from rich.console import Console
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    Progress,
-    ProgressColumn,
-    Task,
-    TextColumn,
-    TimeRemainingColumn,
-)
-from rich.text import Text
 
 from .. import ingest as reader
 from ..errors import InvalidInput
-from .common import choices, console, print_json
+from .common import choices, console, print_json, progress
 from .notes import JsonOption, TenantOption, memory
 
 FORMATS = ("auto", "notes", "turns", "locomo")
 Format = choices("Format", FORMATS)
-
-
-class RateColumn(ProgressColumn):
-    def render(self, task: Task) -> Text:
-        return Text(f"{task.speed:.1f}/s" if task.speed else "–/s")
 
 
 def ingest(
@@ -65,7 +47,7 @@ def ingest(
         if kind == "turns":
             every = reader.turns(path, mem.settings.max_content_chars, on_invalid=on_invalid)[:limit]
             todo = reader.pending_turns(every, mem.tiers.session_page_counts())
-            with _progress(len(todo), "turns") as advance:
+            with progress(len(todo), "turns") as advance:
                 for turn in todo:
                     mem.add_turn(turn.user, turn.assistant, session_id=turn.session_id, at=turn.at)
                     advance()
@@ -74,7 +56,7 @@ def ingest(
                                  on_invalid=on_invalid)[:limit]
             held = mem.existing(every)
             todo = [note for i, note in enumerate(every) if i not in held]
-            with _progress(len(todo), "notes") as advance:
+            with progress(len(todo), "notes") as advance:
                 if bulk:
                     mem.add_many(todo, on_batch=advance)
                 else:
@@ -93,11 +75,3 @@ def ingest(
         left = f", {len(invalid)} invalid left out" if invalid else ""
         console.print(f"Added {report['added']} {kind} records ({report['skipped']} held already{left}) in "
                       f"{report['seconds']} s.")
-
-
-@contextmanager
-def _progress(total: int, what: str) -> Iterator[Callable[..., None]]:
-    """A progress bar on standard error (standard output stays for the report); yields its `advance(n=1)`."""
-    columns = (TextColumn(what), BarColumn(), MofNCompleteColumn(), RateColumn(), TimeRemainingColumn())
-    with Progress(*columns, console=Console(stderr=True), transient=False) as bar:
-        yield functools.partial(bar.advance, bar.add_task("", total=total))

@@ -13,8 +13,10 @@ from .. import admin, transfer
 from ..embedding import Embedder
 from ..errors import InvalidInput, SchemaMismatch
 from ..settings import Settings
-from .common import console, user_errors
+from .common import console, progress, user_errors
 from .notes import TenantOption, memory
+
+EMBEDDED_LABELS = ("Note", "Passage", "Page", "Fact", "Segment")  # what a consolidation embeds again
 
 
 def register(app: typer.Typer) -> None:
@@ -64,12 +66,14 @@ def import_(
 
 def consolidate(yes: Annotated[bool, typer.Option("--yes", "-y", help="Do not ask")] = False) -> None:
     """After changing AMEM_EMBEDDING_MODEL: embed every note, page and fact of the database again with it, and
-    rebuild the vector index for its dimension (search finds what is re-embedded so far; run again if
-    interrupted)."""
+    rebuild the vector index for its dimension. Interrupted, it resumes where it stopped when run again (the
+    database refuses to open until it ends)."""
     settings = Settings.from_env()
     embedder = Embedder.of(settings)
     if not yes:
         typer.confirm(f"Re-embed the whole database with {embedder.model_name} ({embedder.dimension} dimensions)?", abort=True)
-    counts = admin.consolidate(settings, embedder)
+    held = admin.database_stats(settings).labels
+    with progress(sum(held.get(label, 0) for label in EMBEDDED_LABELS), "Re-embedding") as advance:
+        counts = admin.consolidate(settings, embedder, on_batch=lambda _, n: advance(n))
     console.print("Re-embedded " + ", ".join(f"{n} {kind}" for kind, n in counts.items())
                   + f"; vector index note_embedding rebuilt with {embedder.dimension} dimensions.")

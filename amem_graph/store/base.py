@@ -180,6 +180,7 @@ class SchemaState:
     model: str | None
     dimension: int | None  # the schema marker's
     index_dimension: int | None  # the note vector index's (None: no index)
+    consolidating: str | None = None  # a consolidation under way: how far it got ("kind:last id"), else None
 
 
 class NoteStore(Protocol):
@@ -429,8 +430,9 @@ class AdminStore(Protocol):
         """A page of notes, pages, facts or segments (every tenant), by id, with what their vectors come from
         (for a segment, its pages' vectors)."""
 
-    def write_embeddings(self, kind: str, rows: Sequence[tuple[str, list[float]]]) -> None:
-        """Each (id, vector): the caller has checked the vectors' dimension."""
+    def write_embeddings(self, kind: str, rows: Sequence[tuple[str, list[float]]], reached: str | None) -> None:
+        """Each (id, vector), and in the same transaction the schema marker's `consolidating` set to `reached`
+        (None: the consolidation is over): the caller has checked the vectors' dimension."""
 
 
 class Tx(NoteTx, TierTx, AttachmentTx, EntityTx, Protocol):

@@ -190,6 +190,7 @@ class Neo4jStore:
         return SchemaState(
             version=None if marker["version"] is None else int(marker["version"]), model=marker["embedding_model"],
             dimension=marker["embedding_dimension"], index_dimension=index["dimension"] if index else None,
+            consolidating=marker["consolidating"],
         )
 
     def create_schema(self, model: str, dimension: int, found: int | None) -> None:
@@ -226,10 +227,14 @@ class Neo4jStore:
     def embedding_texts(self, kind: str, after: str, limit: int) -> list[dict[str, Any]]:
         return [r.data() for r in self._run(_CONSOLIDATED[kind][0], after=after, limit=limit)]
 
-    def write_embeddings(self, kind: str, rows: Sequence[tuple[str, list[float]]]) -> None:
-        self._run(
-            _CONSOLIDATED[kind][1], write=True, rows=[{"id": i, "embedding": list(v)} for i, v in rows],
-        )
+    def write_embeddings(self, kind: str, rows: Sequence[tuple[str, list[float]]], reached: str | None) -> None:
+        written = [{"id": i, "embedding": list(v)} for i, v in rows]
+
+        def work(tx: ManagedTransaction) -> None:
+            tx.run(cypher.load(_CONSOLIDATED[kind][1]), rows=written).consume()
+            tx.run(cypher.load("admin/consolidation_reached"), reached=reached).consume()
+
+        self._write_transaction("consolidate", work)
 
     def export_records(self, tenant: str, page: int = 2_000) -> Iterator[dict[str, Any]]:
         """Every node, then every relationship, of one tenant, as JSON-ready records (see transfer.py)."""

@@ -98,7 +98,7 @@ class EmbeddedAdmin:
 
         return self._read(work)
 
-    def write_embeddings(self, kind: str, rows: Sequence[tuple[str, list[float]]]) -> None:
+    def write_embeddings(self, kind: str, rows: Sequence[tuple[str, list[float]]], reached: str | None) -> None:
         label, _ = _EMBEDDED[kind]
         vectors = [(i, np.asarray(v, dtype=np.float32)) for i, v in rows]
 
@@ -106,6 +106,8 @@ class EmbeddedAdmin:
             for item_id, vector in vectors:
                 if (node := self.graph.unique(label, id=item_id)) is not None:
                     self.graph.set(node, embedding=vector)
+            if (marker := self.graph.unique("AmemSchema", name="amem-graph")) is not None:
+                self.graph.set(marker, consolidating=reached)
 
         self._write(work)
 

@@ -120,6 +120,7 @@ class EmbeddedStore(EmbeddedAdmin):
         return SchemaState(
             version=None if version is None else int(version), model=props.get("embedding_model"),
             dimension=dimension, index_dimension=dimension,  # the exact k-NN is the index: it has the vectors' size
+            consolidating=props.get("consolidating"),
         )
 
     def create_schema(self, model: str, dimension: int, found: int | None) -> None:
