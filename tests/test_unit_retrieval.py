@@ -180,3 +180,18 @@ def test_a_chat_message_calls_its_addressee_by_name() -> None:
     assert vocatives("[1 May] elise: Hi Kate!", "elise") == ["Kate"]  # a speaker's name in lower case
     mel = Speakers.of(["Melanie", "Caroline"], [("Melanie", "Melanie", 49), ("Melanie", "Mel", 38), ("Melanie", "Mell", 1)])
     assert mel.named("What did Mel paint?") == (("Melanie",), ("Mel",))  # called by her name more, but that one is known
+
+
+def test_leave_one_set_out_keeps_only_what_gains_on_a_set_it_was_not_chosen_on() -> None:
+    from amem_graph.bench.locomo_recall import leave_one_set_out
+
+    table = leave_one_set_out({
+        "a": {"no x": -2.0, "+ y": 1.0, "no z": 1.0},
+        "b": {"no x": -1.0, "+ y": 0.5, "no z": -3.0},
+        "c": {"no x": -0.5, "+ y": 2.0, "no z": 1.0},
+    })
+    assert table["no x"]["verdict"] == "default"  # the ingredient helps on every held-out set
+    assert table["no x"]["folds"]["c"] == {"choice": "default", "mean_change_on_others": -1.5, "gain_held_out": 0.5}
+    assert table["+ y"]["verdict"] == "change"  # switching it on gains wherever it was not chosen
+    assert table["no z"]["verdict"] == "no carry-over"
+    assert table["no z"]["folds"]["b"]["choice"] == "change" and table["no z"]["folds"]["b"]["gain_held_out"] == -3.0

@@ -271,7 +271,32 @@ def summarise(results: dict[str, dict[str, Any]], k: int) -> dict[str, Any]:
                 ablation: round(r["overall"].get(metric, 0.0) - engine, 1) for ablation, r in result["ablations"].items()
             }
         table[name] = row
+    if sum("ablations" in row for row in table.values() if isinstance(row, dict)) >= 3:
+        table["leave_one_set_out"] = leave_one_set_out({n: r["ablations"] for n, r in table.items()
+                                                         if isinstance(r, dict) and "ablations" in r})
     return table
+
+
+def leave_one_set_out(ablations: dict[str, dict[str, float]]) -> dict[str, Any]:
+    """Whether each ablation's verdict carries to a set it was not chosen on. `ablations`: per set, each
+    ablation's change of recall against the default. For each set held out, the choice is made on the others
+    (the change if its mean there is a gain, else the default) and its gain over the other option is read on
+    the held-out set. `verdict`: "default" or "change" when every fold chose it and it gained on every held-out
+    set; else "no carry-over" (an ingredient that earns its place only on the sets it was tuned on)."""
+    sets = list(ablations)
+    out: dict[str, Any] = {}
+    for name in ablations[sets[0]]:
+        folds: dict[str, Any] = {}
+        for held in sets:
+            chosen_on = [ablations[s][name] for s in sets if s != held]
+            mean = sum(chosen_on) / len(chosen_on)
+            choice = "change" if mean > 0 else "default"
+            gain = ablations[held][name] if choice == "change" else -ablations[held][name]
+            folds[held] = {"choice": choice, "mean_change_on_others": round(mean, 2), "gain_held_out": round(gain, 1)}
+        choices = {fold["choice"] for fold in folds.values()}
+        carried = len(choices) == 1 and all(fold["gain_held_out"] > 0 for fold in folds.values())
+        out[name] = {"folds": folds, "verdict": choices.pop() if carried else "no carry-over"}
+    return out
 
 
 def _tiers_ablations(
