@@ -342,12 +342,16 @@ class Evolver:
         lexical: list[tuple[Note, float]] | None = None,
     ) -> list[SearchHit]:
         """Hybrid search for the notes the analyser may link to and evolve (valid notes only); `lexical`, the
-        fulltext hits when they were read already."""
+        fulltext hits when they were read already. Their vector scores are on the reference model's scale, which
+        the analysers' thresholds are set on (Embedder.similarity)."""
         if self.settings.candidates == 0:
             return []
         k = self.settings.candidates + (exclude is not None)
-        hits = seeds(self.store, tenant, query, vector, k, tuning=CANDIDATE_SEARCH, lexical=lexical)
-        return [hit for hit in hits if hit.note.id != exclude][: self.settings.candidates]
+        hits = seeds(self.store, tenant, query, vector, k, tuning=CANDIDATE_SEARCH, lexical=lexical,
+                     cosine_unit=self.embedder.cosine_unit)
+        similarity = self.embedder.similarity
+        return [replace(hit, vector_score=None if hit.vector_score is None else (1 + similarity(2 * hit.vector_score - 1)) / 2)
+                for hit in hits if hit.note.id != exclude][: self.settings.candidates]
 
     def _plan(
         self, note: NoteInput, analysis: NoteAnalysis, candidates: Sequence[SearchHit], *,

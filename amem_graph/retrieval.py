@@ -118,10 +118,12 @@ def seed_pool(k: int, mode: Mode = "hybrid") -> int:
 def seeds(
     store: NoteStore, tenant: str, query: str, vector: np.ndarray | None, k: int, *, mode: Mode = "hybrid",
     filters: SearchFilter = NO_FILTER, tuning: Tuning | None = None, lexical: list[tuple[Note, float]] | None = None,
+    cosine_unit: float = 1.0,
 ) -> list[SearchHit]:
     """The k best notes for a query from the vector index, the fulltext index, or both fused, in one read.
     `vector` is the query's embedding (needed unless mode is "fulltext"); `lexical`, the fulltext hits
-    (`seed_pool(k)` of them) when the caller read them already."""
+    (`seed_pool(k)` of them) when the caller read them already; `cosine_unit`, the embedding model's
+    (Embedder.cosine_unit), which the passage margin is scaled by."""
     tuning = tuning or Tuning()
     pool = seed_pool(k, mode)
     dense_wanted = mode in ("hybrid", "vector") and vector is not None
@@ -130,7 +132,7 @@ def seeds(
 
     def both(tx: Tx) -> tuple[tuple[list[tuple[Note, float]], dict[str, tuple[int, int]]], list[tuple[Note, float]]]:
         dense = (dense_search(tx, query_vector, pool, filters=filters, passages=tuning.passages,
-                              margin=tuning.passage_margin) if dense_wanted else ([], {}))
+                              margin=tuning.passage_margin * cosine_unit) if dense_wanted else ([], {}))
         found = tx.fulltext_search(query, pool, filters=filters, fields=tuning.fields) if lexical_wanted else []
         return dense, found
 
@@ -321,7 +323,8 @@ class Retriever:
 
         def ranked(tx: Tx) -> tuple[list[SearchHit], list[tuple[Note, float, list[Step]]]]:
             dense, spans = (dense_search(tx, vector, pool, filters=filters, brief=True, passages=tuning.passages,
-                                         margin=tuning.passage_margin) if vector is not None else ([], {}))
+                                         margin=tuning.passage_margin * self.embedder.cosine_unit)
+                             if vector is not None else ([], {}))
             fused = fuse(dense, lexical_hits, pool, tuning.dense_weight, fusion=tuning.fusion, rrf_k=tuning.rrf_k)
             fused = with_passages(fused, spans)
             fused = [self._prior(hit, names, when) for hit in fused]

@@ -35,8 +35,8 @@ class Tuning:
     speaker_prior: float = 0.3  # added to notes by a speaker the query names
     first_person: bool = True  # a question in the first person names the user: every speaker but the assistant
     passages: bool = True  # a long note's dense score is its best passage's when that beats its own vector's
-    # A passage counts at its cosine less this: a long note has many windows, each a chance to look like the
-    # query, and at par its windows crowd out short notes that are the answer.
+    # A passage counts at its cosine less this (on the reference model's scale: Embedder.cosine_unit): a long note
+    # has many windows, each a chance to look like the query, and at par its windows crowd out short notes.
     passage_margin: float = 0.1
     # Entity anchors: the notes that mention an entity the query names gain entity_weight × their share of
     # the best anchor score; an entity weighs 1 / log2(2 + the notes mentioning it), so a rare name says more.

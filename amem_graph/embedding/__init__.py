@@ -242,6 +242,16 @@ class Embedder:
     def embed_one(self, text: str) -> np.ndarray:
         return self.embed([text])[0]
 
+    def similarity(self, cosine: float) -> float:
+        """A cosine of this model on the scale the engine's fixed cosines are set on (all-MiniLM-L6-v2's): what a
+        rule compares with a threshold (catalog.on_reference_scale)."""
+        return catalog.on_reference_scale(self.spec, cosine)
+
+    @property
+    def cosine_unit(self) -> float:
+        """This model's cosine span for one unit of the reference scale: a margin set on that scale, times this."""
+        return catalog.cosine_unit(self.spec)
+
     @property
     def window(self) -> int:
         """How many tokens of a stored text the model reads (its limit less the special tokens and the document

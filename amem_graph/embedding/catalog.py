@@ -1,7 +1,9 @@
 """The embedding models amem-graph knows, one row each: how a text becomes one vector (pooling), the prefixes that
 tell a query from a document, how many tokens the model reads, its dimension, and where its weights come from
-(pinned by hash). A model outside this table still runs (a local folder, or a hub id on torch): mean pooling, no
-prefixes, its limit read from its files."""
+(pinned by hash), and where its cosines start: the engine's fixed cosines are set on all-MiniLM-L6-v2's scale, and
+another model's cosines are put on that scale before they meet one. A model outside this table still runs (a local
+folder, or a hub id on torch): mean pooling, no prefixes, its limit read from its files, its cosines taken as they
+are."""
 
 from __future__ import annotations
 
@@ -29,6 +31,9 @@ class ModelSpec:
     tokens: int  # what the model reads of a text, its special tokens included
     dimension: int
     heads: int  # attention heads: the one shape figure the weights do not tell
+    # The mean cosine of two unrelated chat turns (every pair of bench.texts.sentences(150), document form, int8):
+    # a small model trained contrastively puts even unrelated texts far above 0, each at its own height.
+    unrelated: float
     query_prefix: str = ""
     document_prefix: str = ""
     aliases: tuple[str, ...] = ()
@@ -37,11 +42,11 @@ class ModelSpec:
 
 
 MINILM = ModelSpec(
-    name="sentence-transformers/all-MiniLM-L6-v2", pooling="mean", tokens=256, dimension=384, heads=12,
+    name="sentence-transformers/all-MiniLM-L6-v2", pooling="mean", tokens=256, dimension=384, heads=12, unrelated=0.401,
     aliases=("all-MiniLM-L6-v2",), licence="Apache-2.0",
 )
 E5_SMALL = ModelSpec(
-    name="intfloat/e5-small-v2", pooling="mean", tokens=512, dimension=384, heads=12,
+    name="intfloat/e5-small-v2", pooling="mean", tokens=512, dimension=384, heads=12, unrelated=0.837,
     query_prefix="query: ", document_prefix="passage: ", aliases=("e5-small-v2",), licence="MIT",
     download=Download(
         hub_repo="Xenova/e5-small-v2",
@@ -56,7 +61,7 @@ E5_SMALL = ModelSpec(
     ),
 )
 BGE_SMALL = ModelSpec(
-    name="BAAI/bge-small-en-v1.5", pooling="cls", tokens=512, dimension=384, heads=12,
+    name="BAAI/bge-small-en-v1.5", pooling="cls", tokens=512, dimension=384, heads=12, unrelated=0.665,
     query_prefix="Represent this sentence for searching relevant passages: ", aliases=("bge-small-en-v1.5",),
     licence="MIT",
     download=Download(
@@ -72,12 +77,28 @@ BGE_SMALL = ModelSpec(
     ),
 )
 MODELS = (MINILM, E5_SMALL, BGE_SMALL)
+REFERENCE = MINILM  # the scale of the engine's fixed cosines (link, continuity, segment, persona; passage margin)
 _BY_NAME = {name: spec for spec in MODELS for name in (spec.name, *spec.aliases)}
 
 
 def spec(name: str) -> ModelSpec | None:
     """The table's row for a model name or alias; None for a model outside it."""
     return _BY_NAME.get(name)
+
+
+def on_reference_scale(spec: ModelSpec | None, cosine: float) -> float:
+    """A cosine of the model on the reference's scale, by the line through two points: the model's cosine of
+    unrelated texts becomes the reference's, 1 (the same text) stays 1. Unchanged for the reference and for a
+    model outside the table."""
+    if spec is None:
+        return cosine
+    return REFERENCE.unrelated + (cosine - spec.unrelated) / cosine_unit(spec)
+
+
+def cosine_unit(spec: ModelSpec | None) -> float:
+    """How far the model's cosines move for one unit of the reference's (a margin in reference units, times this,
+    is the model's)."""
+    return 1.0 if spec is None else (1 - spec.unrelated) / (1 - REFERENCE.unrelated)
 
 
 def canonical(name: str) -> str:

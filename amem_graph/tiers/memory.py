@@ -95,7 +95,8 @@ class MemoryTiers:
         vector = self.embedder.embed_one(embedded_text(user_text, assistant_text))
         window = self.store.read(tenant, lambda tx: tx.pages(session=session_id, limit=2, with_embedding=True))
         previous = window[-1] if window else None
-        similarity = cosine(vector, previous.embedding) if previous and previous.embedding is not None else None
+        similarity = (self.embedder.similarity(cosine(vector, previous.embedding))
+                      if previous and previous.embedding is not None else None)
         turn = self.analyser.turn(page, previous, similarity, previous.chain_keywords if previous else ())
         chain_id = previous.chain_id if turn.continues and previous and previous.chain_id else str(uuid.uuid4())
         write = PageWrite(
@@ -212,7 +213,9 @@ class MemoryTiers:
     ) -> list[tuple[Segment, float]]:
         query = self._vector(vector)
         rows = heated(self.store.read(tenant, lambda tx: tx.segments(vector=query, limit=limit)), self.settings.heat_params(), now)
-        scored = [(segment, float(cosine or 0.0) + jaccard(segment.keywords, words)) for segment, cosine in rows]
+        similarity = self.embedder.similarity
+        scored = [(segment, (0.0 if cosine is None else similarity(float(cosine))) + jaccard(segment.keywords, words))
+                  for segment, cosine in rows]
         return sorted(scored, key=lambda item: -item[1])
 
     def segments(self, *, tenant: str | None = None, include_archived: bool = False, limit: int = 1_000) -> list[Segment]:
@@ -252,7 +255,7 @@ class MemoryTiers:
             held = self.store.read(tenant, lambda tx: tx.facts(self.settings.assistant, with_embedding=True))
             existing = [(f, v) for f, _, v in held if v is not None]
             writes = persona.decide(facts.facts, vectors, existing, assistant=self.settings.assistant,
-                                    analysis=facts.analysis, model=facts.model)
+                                    analysis=facts.analysis, model=facts.model, similarity=self.embedder.similarity)
         now = self.clock()
         writes, archived = self.store.write(tenant, partial(self._write_facts, segment_id=segment.id, writes=writes, now=now)) if writes else ([], [])
         self.store.write(tenant, lambda tx: tx.mark_promoted(segment.id, derived, now))

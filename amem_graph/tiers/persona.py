@@ -6,7 +6,7 @@ Boston") replaces the old fact, which is kept, invalidated, as history. Facts th
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 
 import numpy as np
@@ -44,19 +44,20 @@ def attribute(text: str) -> str | None:
 
 def decide(
     proposed: Sequence[ProposedFact], vectors: np.ndarray, existing: Sequence[tuple[Fact, np.ndarray]], *,
-    assistant: str, analysis: str, model: str | None,
+    assistant: str, analysis: str, model: str | None, similarity: Callable[[float], float] = float,
 ) -> list[FactWrite]:
     """For each proposed fact: reinforce the active fact it repeats, replace the one whose attribute it
     gives a new value, or add it. Of facts proposed together, a repeat is dropped and, of two values of one
-    attribute, the later (pages come in dialogue order) is kept."""
+    attribute, the later (pages come in dialogue order) is kept. `similarity` puts the embedding model's
+    cosines on the scale SAME and UPDATE are set on (Embedder.similarity)."""
     known = [(fact.id, fact.kind, fact.text, _unit(vector)) for fact, vector in existing]
     chosen = _latest_per_attribute(list(zip(proposed, (_unit(v) for v in vectors), strict=True)))
     writes: list[FactWrite] = []
     batch: list[tuple[str, str, np.ndarray]] = []  # (kind, text, vector) of facts this call adds
     for fact, vector in chosen:
-        if any(k == fact.kind and _same(t, fact.text, float(v @ vector)) for k, t, v in batch):
+        if any(k == fact.kind and _same(t, fact.text, similarity(float(v @ vector))) for k, t, v in batch):
             continue
-        same_kind = [(fid, text, float(v @ vector)) for fid, kind, text, v in known if kind == fact.kind]
+        same_kind = [(fid, text, similarity(float(v @ vector))) for fid, kind, text, v in known if kind == fact.kind]
         common = {"kind": fact.kind, "text": fact.text, "page_id": fact.page_id, "confidence": fact.confidence,
                   "assistant": assistant if fact.kind == "assistant_knowledge" else None,
                   "analysis": analysis, "model": model}
