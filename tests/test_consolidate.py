@@ -21,7 +21,7 @@ from amem_graph.embedding import Embedder, catalog, composite_text
 from amem_graph.errors import SchemaMismatch
 from amem_graph.store.embedded.store import EmbeddedStore
 
-pytestmark = [pytest.mark.embedded, pytest.mark.slow]
+pytestmark = pytest.mark.slow
 
 NOTES = 2 * BATCH + 100
 # The consolidation in a process of its own, saying each batch it committed, then pausing: the test kills it there.
@@ -49,6 +49,7 @@ class Counting(Embedder):
         return super().embed(texts)
 
 
+@pytest.mark.embedded
 def test_a_consolidation_killed_midway_resumes_and_embeds_every_note_once(
     base_settings: Settings, tmp_path: Path,
 ) -> None:
@@ -90,4 +91,38 @@ def test_a_consolidation_killed_midway_resumes_and_embeds_every_note_once(
             assert (stored * expected).sum(axis=1).min() > 0.999  # every note the new model's, the first batch too
             assert memory.search(notes[-1].content, k=1)[0].note.id == notes[-1].id
     finally:
+        store.close()
+
+
+class Interrupted(Exception):
+    """Stands for a kill between two batches: each batch is committed before the next one starts."""
+
+
+def test_an_interrupted_consolidation_of_neo4j_resumes_after_its_last_batch(neo4j_settings: Settings) -> None:
+    """The same on Neo4j (its shared test database, with the model it has: a consolidation reads and writes the
+    whole database): the marker says how far the interrupted run got, the database refuses to open, and the
+    next run does only the rest."""
+    from amem_graph.store import open_store
+
+    with AgenticMemory(neo4j_settings, tenant=f"consolidate-{os.getpid()}") as memory:
+        memory.add_many(sentences(BATCH + 10))
+        held = memory.stats().labels.get("Note", 0)
+    store = open_store(neo4j_settings)
+    embedder = Embedder.of(neo4j_settings)
+
+    def stop(kind: str, _: int) -> None:
+        raise Interrupted(kind)
+
+    try:
+        with pytest.raises(Interrupted):
+            consolidate(store, embedder, on_batch=stop)
+        assert (store.schema_state().consolidating or "").startswith("notes:")
+        with pytest.raises(SchemaMismatch, match="under way"):
+            AgenticMemory(neo4j_settings, tenant="t", store=store)
+        counts = consolidate(store, embedder)
+        assert counts["notes"] == held - BATCH
+        assert store.schema_state().consolidating is None
+    finally:
+        if store.schema_state().consolidating:  # the shared database opens for the other tests, whatever happened
+            consolidate(store, embedder)
         store.close()
