@@ -28,7 +28,7 @@ def test_init_is_idempotent_and_creates_every_index(memory: AgenticMemory) -> No
     assert memory.stats().server["vector_index"] == {"hnsw_m": 16, "hnsw_ef_construction": 100, "quantized": True}
     marker = memory.stats().schema
     assert marker == {"version": SCHEMA_VERSION, "embedding_model": "sentence-transformers/all-MiniLM-L6-v2",
-                      "embedding_dimension": 384}
+                      "embedding_dimension": 384, "consolidating": None}  # no consolidation under way
 
 
 def test_other_dimension_is_refused_and_changes_nothing(settings: Settings, memory: AgenticMemory) -> None:

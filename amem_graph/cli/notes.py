@@ -248,8 +248,10 @@ def stats(tenant: Annotated[str | None, typer.Option("--tenant", "-t", help="Onl
 def _schema(marker: dict[str, Any]) -> str:
     if not marker:
         return "no schema yet (`amem-graph init`)"
+    under_way = ("; a consolidation is under way (`amem-graph consolidate` finishes it)"
+                 if marker.get("consolidating") else "")
     return (f"schema version {marker.get('version')}, {marker.get('embedding_model')} "
-            f"({marker.get('embedding_dimension')} dimensions)")
+            f"({marker.get('embedding_dimension')} dimensions){under_way}")
 
 
 def _populated(index: dict[str, Any]) -> str:

@@ -219,7 +219,8 @@ class EmbeddedStore(EmbeddedAdmin):
                 totals["prompt_tokens"] += int(e.props.get("prompt_tokens") or 0)
                 totals["completion_tokens"] += int(e.props.get("completion_tokens") or 0)
             marker = self.graph.unique("AmemSchema", name="amem-graph")
-            schema = {k: (marker.props.get(k) if marker else None) for k in ("version", "embedding_model", "embedding_dimension")}
+            schema = {k: (marker.props.get(k) if marker else None)
+                      for k in ("version", "embedding_model", "embedding_dimension", "consolidating")}
             return StoreStats(self.kind, self.location, dict(sorted(labels.items())), dict(sorted(relationships.items())),
                               self.indexes(), schema, dict(sorted(evolutions.items(), key=lambda kv: str(kv[0]))))
 
