@@ -13,9 +13,11 @@ def test_a_note_alone_in_its_session_gains_nothing_over_a_note_without_one(memor
     answer = memory.add("Caroline moved from Sweden.")
     buns = memory.add("Melanie: I baked cinnamon buns with Caroline this morning.", session="chat-1")
     hits = {hit.note.id: hit for hit in memory.search("Where is Caroline from?", k=2, hops=0)}
-    # Each leads one index (the answer by meaning, the turn by its words), so they tie; a bonus from the turn's
-    # own score would put it first for nothing but having a session.
-    assert hits[buns.id].score == pytest.approx(hits[answer.id].score)
+    assert set(hits) == {answer.id, buns.id}
+    # What each index ranks first is not fixed (Lucene scores by the whole server's index), so the check is
+    # that each note keeps its index score: a bonus from the turn's own score would raise the turn's.
+    for hit in hits.values():
+        assert hit.score == pytest.approx(hit.seed_score)
     assert [name for hit in hits.values() for name, _ in hit.boosts] == []
 
 
