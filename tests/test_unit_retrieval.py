@@ -186,12 +186,14 @@ def test_leave_one_set_out_keeps_only_what_gains_on_a_set_it_was_not_chosen_on()
     from amem_graph.bench.locomo_recall import leave_one_set_out
 
     table = leave_one_set_out({
-        "a": {"no x": -2.0, "+ y": 1.0, "no z": 1.0},
-        "b": {"no x": -1.0, "+ y": 0.5, "no z": -3.0},
-        "c": {"no x": -0.5, "+ y": 2.0, "no z": 1.0},
+        "a": {"no x": -2.0, "+ y": 1.0, "no z": 1.0, "no w": -1.0, "no v": 0.0},
+        "b": {"no x": -1.0, "+ y": 0.5, "no z": -3.0, "no w": 0.0, "no v": 0.0},
+        "c": {"no x": -0.5, "+ y": 2.0, "no z": 1.0, "no w": -2.0, "no v": 0.0},
     })
     assert table["no x"]["verdict"] == "default"  # the ingredient helps on every held-out set
     assert table["no x"]["folds"]["c"] == {"choice": "default", "mean_change_on_others": -1.5, "gain_held_out": 0.5}
     assert table["+ y"]["verdict"] == "change"  # switching it on gains wherever it was not chosen
     assert table["no z"]["verdict"] == "no carry-over"
+    assert table["no w"]["verdict"] == "default"  # no occasion on one set, a gain on the others
+    assert table["no v"]["verdict"] == "no carry-over"  # no gain anywhere: not worth its code
     assert table["no z"]["folds"]["b"]["choice"] == "change" and table["no z"]["folds"]["b"]["gain_held_out"] == -3.0
