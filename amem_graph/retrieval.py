@@ -413,7 +413,9 @@ class Retriever:
             cached = self._speakers.get(tenant)
         if cached and time.monotonic() - cached[0] < SPEAKER_TTL_S:
             return cached[1]
-        speakers = self.store.read(tenant, lambda tx: Speakers.of(tx.speakers(), tx.speaker_calls()))
+        speakers = self.store.read(tenant, lambda tx: Speakers.of(
+            tx.speakers(), tx.speaker_calls() if self.tuning.vocatives else (),
+        ))
         with self._lock:
             self._speakers[tenant] = (time.monotonic(), speakers)
         return speakers

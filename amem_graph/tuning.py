@@ -34,6 +34,7 @@ class Tuning:
     )
     speaker_prior: float = 0.3  # added to notes by a speaker the query names
     first_person: bool = True  # a question in the first person names the user: every speaker but the assistant
+    vocatives: bool = True  # a speaker is also named by what the others call them in the chat ("Hey Kate!")
     passages: bool = True  # a long note's dense score is its best passage's when that beats its own vector's
     # A passage counts at its cosine less this (on the reference model's scale: Embedder.cosine_unit): a long note
     # has many windows, each a chance to look like the query, and at par its windows crowd out short notes.

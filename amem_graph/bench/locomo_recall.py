@@ -32,6 +32,7 @@ MODES = ("notes", "tiers", "both")
 # "+ ..." switches on one that is off by default.
 ABLATIONS: dict[str, tuple[dict[str, Any], int | None]] = {
     "no expansion (hops 0)": ({}, 0),
+    "hops 1": ({}, 1),
     "no session adjacency": ({"weights": {**Tuning().weights, "NEXT": 0.0}}, None),
     "no typed links": ({"weights": {"NEXT": Tuning().weights["NEXT"]}}, None),
     "no neighbourhood text": ({"fields": {"content": 1.0}}, None),
@@ -39,7 +40,10 @@ ABLATIONS: dict[str, tuple[dict[str, Any], int | None]] = {
     "no query stop words": ({"lexical_stop_words": False}, None),
     "no speaker prior": ({"speaker_prior": 0.0}, None),
     "no first-person prior": ({"first_person": False}, None),
+    "no vocative aliases": ({"vocatives": False}, None),
     "no passages": ({"passages": False}, None),
+    "passage margin 0": ({"passage_margin": 0.0}, None),
+    "passage margin 0.2": ({"passage_margin": 0.2}, None),
     "no name-free dense query": ({"strip_names": False}, None),
     "no session score": ({"session_weight": 0.0}, None),
     "no when boost": ({"when_boost": 0.0}, None),
