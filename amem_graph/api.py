@@ -136,7 +136,7 @@ class AgenticMemory:
         outcome = self._evolver.add(tenant, item)
         note = outcome.note or self.get(outcome.note_id, tenant=tenant)
         report(created=outcome.created, evolved=len(outcome.revised), links=len(note.links), analysis=note.analysis)
-        self._retriever.heard(tenant, note.speaker)
+        self._retriever.heard(tenant, [note.speaker] if note.speaker else [], calls=outcome.calls)
         return note
 
     @operation("add_many")
@@ -177,22 +177,25 @@ class AgenticMemory:
         # Three stages overlap: the model embeds batch i (every core) while a thread finds its entities (one
         # core) and another writes batch i-1 (the database's work: index inserts, commit). With the extraction
         # beside the embedding rather than in the write, the import's tail is one write, not an extraction too.
-        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="amem-extract") as extracting, \
-                ThreadPoolExecutor(max_workers=1, thread_name_prefix="amem-write") as writer:
-            pending: Future[list[str]] | None = None
-            for start in range(0, len(notes), size):
-                batch = notes[start : start + size]
-                known = self.existing(batch, tenant=tenant)
-                fresh = [note for i, note in enumerate(batch) if i not in known]
-                found = extracting.submit(extract, self._extractor, fresh)
-                vectors = self.embedder.embed([composite_text(n.content, n.context, n.keywords, n.tags) for n in fresh])
-                passages = self.embedder.passages([n.content for n in fresh])
+        try:
+            with ThreadPoolExecutor(max_workers=1, thread_name_prefix="amem-extract") as extracting, \
+                    ThreadPoolExecutor(max_workers=1, thread_name_prefix="amem-write") as writer:
+                pending: Future[list[str]] | None = None
+                for start in range(0, len(notes), size):
+                    batch = notes[start : start + size]
+                    known = self.existing(batch, tenant=tenant)
+                    fresh = [note for i, note in enumerate(batch) if i not in known]
+                    found = extracting.submit(extract, self._extractor, fresh)
+                    vectors = self.embedder.embed([composite_text(n.content, n.context, n.keywords, n.tags) for n in fresh])
+                    passages = self.embedder.passages([n.content for n in fresh])
+                    if pending is not None:
+                        collect(pending)
+                    mentions = note_mentions(fresh, found.result())
+                    pending = writer.submit(self._write, tenant, batch, known, fresh, vectors, passages, mentions)
                 if pending is not None:
                     collect(pending)
-                mentions = note_mentions(fresh, found.result())
-                pending = writer.submit(self._write, tenant, batch, known, fresh, vectors, passages, mentions)
-            if pending is not None:
-                collect(pending)
+        finally:  # the batches committed before a failure hold speakers too
+            self._retriever.heard(tenant, {note.speaker for note in notes if note.speaker})
         return ids
 
     def _checked(self, item: NoteInput | str, position: int | None) -> NoteInput:

@@ -128,6 +128,7 @@ class EvolutionOutcome:
     revised: tuple[tuple[str, int], ...] = ()  # (note id, version kept) per revision
     decision: dict[str, Any] = field(default_factory=dict)
     note: Note | None = None  # the note as the write left it, links included (None for a repeat add)
+    calls: bool = False  # the new note calls a speaker by a name ("Thanks, Kate!"), which may make it an alias
 
 
 def identity(note: NoteInput) -> tuple[str, str]:
@@ -179,7 +180,7 @@ def apply_evolution(
     # Read back here, not after: the caller gets the note without a transaction of its own.
     note = tx.notes(ids=[write.trigger_id], links=True)
     return EvolutionOutcome(write.trigger_id, created=row is not None, revised=tuple(revised), decision=decision,
-                            note=note[0] if note else None)
+                            note=note[0] if note else None, calls=row is not None and write.called is not None)
 
 
 def revise_if_current(tx: NoteTx, revision: NoteRevision, expected_version: int) -> None:

@@ -8,7 +8,7 @@ import re
 import threading
 import time
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from typing import Literal
@@ -420,11 +420,12 @@ class Retriever:
             self._speakers[tenant] = (time.monotonic(), speakers)
         return speakers
 
-    def heard(self, tenant: str, speaker: str | None) -> None:
-        """A note by `speaker` was added: a new name is known at once, not after the cache expires."""
+    def heard(self, tenant: str, speakers: Collection[str], *, calls: bool = False) -> None:
+        """Notes by `speakers` were added: a new speaker, or a note that calls one by a name (which may make
+        that name an alias), is known to the next search, not after the cache expires."""
         with self._lock:
             cached = self._speakers.get(tenant)
-            if speaker and cached and speaker not in cached[1].names.values():
+            if cached and (calls or set(speakers) - set(cached[1].names.values())):
                 del self._speakers[tenant]
 
     def _prior(self, hit: SearchHit, names: Sequence[str], when: bool) -> SearchHit:

@@ -83,3 +83,32 @@ def test_long_and_stopword_only_queries(memory: AgenticMemory, facts: list[str])
     assert isinstance(memory.search(long_query, k=3, mode="fulltext"), list)  # no "too many clauses" error
     assert memory.search("the and of a", k=3, mode="fulltext") == []
     assert memory.search("the and of a", k=3)  # hybrid still has the vector side
+
+
+def test_a_name_a_speaker_is_called_by_names_them_at_the_next_search(memory: AgenticMemory) -> None:
+    """"Kate" becomes Emi's alias with the third note that calls her so: the search right after it knows, with
+    no wait for the cached speaker list to expire."""
+    turns = [
+        ("Emi", "I took a pottery class on Sunday and made a bowl."),
+        ("Elise", "Hey Kate! That sounds lovely."),
+        ("Emi", "It was fun, I want to make mugs next."),
+        ("Elise", "Kate, you should sell them at the market."),
+        ("Emi", "Maybe one day, they are still wobbly."),
+    ]
+    for i, (speaker, text) in enumerate(turns):
+        memory.add(f"{speaker}: {text}", source=f"t{i}", session="s1", speaker=speaker)
+
+    def prior(query: str) -> set[str]:
+        return {hit.note.speaker or "" for hit in memory.search(query, k=5) if "speaker" in dict(hit.boosts)}
+
+    assert prior("What does Kate make?") == set()  # called so twice: not yet a name of hers
+    memory.add("Elise: Thanks, Kate! See you at the market.", source="t5", session="s1", speaker="Elise")
+    assert prior("What does Kate make?") == {"Emi"}
+
+
+def test_a_speaker_imported_in_bulk_is_named_at_the_next_search(memory: AgenticMemory) -> None:
+    memory.add("Emi: I took a pottery class on Sunday.", source="t0", speaker="Emi")
+    assert memory.search("What did Zoe bake?", k=3)  # the speaker list is read and cached here
+    memory.add_many([NoteInput(content="Zoe: I baked a lemon cake for the party.", source="t1", speaker="Zoe")])
+    hits = memory.search("What did Zoe bake?", k=3)
+    assert [hit.note.speaker for hit in hits if "speaker" in dict(hit.boosts)] == ["Zoe"]
