@@ -357,11 +357,15 @@ class AgenticMemory:
     # -- reading ---------------------------------------------------------------------------------
 
     @operation("list")
-    def list(self, *, tenant: str | None = None, limit: int = 50, offset: int = 0) -> list[Note]:
-        """Notes newest first."""
+    def list(
+        self, *, tenant: str | None = None, limit: int = 50, offset: int = 0, include_superseded: bool = False,
+    ) -> list[Note]:
+        """Notes newest first: the current ones, and with `include_superseded` those a later note contradicted."""
         if not 1 <= limit <= MAX_K or offset < 0:
             raise InvalidInput(f"limit must be 1-{MAX_K} and offset at least 0")
-        return self._store.read(self._tenant(tenant), lambda tx: tx.notes(limit=limit, offset=offset))
+        return self._store.read(self._tenant(tenant), lambda tx: tx.notes(
+            limit=limit, offset=offset, superseded=bool(include_superseded),
+        ))
 
     @operation("search")
     def search(

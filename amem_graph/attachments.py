@@ -41,23 +41,28 @@ class Attachments:
         found = self._store.read(validation.tenant(tenant), lambda tx: tx.attached(session=session))
         return [a.note.id for a in found if (a.note.source or "").startswith(source_prefix)]
 
-    def keyed(self, tenant: str, *, limit: int | None, offset: int = 0) -> list[Attached]:
-        """LangGraph store items, the most recently put first (all of them when `limit` is None)."""
+    def keyed(self, tenant: str, *, limit: int | None, offset: int = 0, superseded: bool = True) -> list[Attached]:
+        """LangGraph store items, the most recently put first (all of them when `limit` is None; those a later
+        note contradicted only with `superseded`)."""
         every = EVERY if limit is None else limit
-        return self._store.read(validation.tenant(tenant), lambda tx: tx.attached(keyed=True, limit=every, offset=offset))
+        return self._store.read(validation.tenant(tenant), lambda tx: tx.attached(
+            keyed=True, limit=every, offset=offset, superseded=superseded,
+        ))
 
     def keyed_tenants(self) -> list[str]:
         """Every tenant with a LangGraph store item."""
         return self._store.keyed_tenants()
 
     def search(
-        self, tenant: str, kind: AttachmentKind, vector: Sequence[float], k: int, *, external: bool, plain: bool = False
+        self, tenant: str, kind: AttachmentKind, vector: Sequence[float], k: int, *, external: bool, plain: bool = False,
+        superseded: bool = False,
     ) -> list[Attached]:
         """Exact cosine: the k nearest `kind` notes by their external vectors (`external`, same dimension)
-        or by the engine's (then with `plain`, notes no adapter owns too)."""
-        return self._store.read(
-            validation.tenant(tenant), lambda tx: tx.attached_search(kind, vector, k, external=external, plain=plain)
-        )
+        or by the engine's (then with `plain`, notes no adapter owns too); current ones only unless
+        `superseded`."""
+        return self._store.read(validation.tenant(tenant), lambda tx: tx.attached_search(
+            kind, vector, k, external=external, plain=plain, superseded=superseded,
+        ))
 
     def notes_near(self, tenant: str, vector: Sequence[float], k: int, filters: SearchFilter) -> list[tuple[Note, float]]:
         """The k notes nearest `vector` by the engine's embeddings (the shared index), any adapter's or none."""

@@ -37,6 +37,7 @@ TenantOption = Annotated[str | None, typer.Option("--tenant", "-t", help="Tenant
 JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")]
 LimitOption = Annotated[int, typer.Option(min=1, max=1000)]
 OffsetOption = Annotated[int, typer.Option(min=0)]
+SupersededOption = Annotated[bool, typer.Option(help="Include notes a newer note contradicted")]
 NoteIdArgument = Annotated[str, typer.Argument(help="A note id, or its first characters (as tables show it).")]
 
 SearchMode = choices("SearchMode", MODES)
@@ -75,7 +76,7 @@ def _only_id_starting_with(mem: AgenticMemory, prefix: str, missing: NoteNotFoun
     # A scan of the tenant, but only after the exact lookup failed: a full id never pays for it.
     found: list[str] = []
     offset = 0
-    while page := mem.list(limit=MAX_K, offset=offset):
+    while page := mem.list(limit=MAX_K, offset=offset, include_superseded=True):
         found += [note.id for note in page if note.id.startswith(prefix)]
         offset += len(page)
     if len(found) == 1:
@@ -134,10 +135,13 @@ def get(note_id: NoteIdArgument, tenant: TenantOption = None, as_json: JsonOptio
     show_note(note)
 
 
-def list_notes(tenant: TenantOption = None, limit: LimitOption = 20, offset: OffsetOption = 0, as_json: JsonOption = False) -> None:
-    """List notes, newest first."""
+def list_notes(
+    tenant: TenantOption = None, limit: LimitOption = 20, offset: OffsetOption = 0,
+    superseded: SupersededOption = False, as_json: JsonOption = False,
+) -> None:
+    """List the current notes, newest first."""
     with memory(tenant) as mem:
-        notes = mem.list(limit=limit, offset=offset)
+        notes = mem.list(limit=limit, offset=offset, include_superseded=superseded)
     if as_json:
         print_json([n.to_dict() for n in notes])
         return
@@ -182,7 +186,7 @@ def search(
     tag: Annotated[list[str] | None, typer.Option(help="Any of these tags (repeatable)")] = None,
     speaker: Annotated[list[str] | None, typer.Option(help="Said by one of these (repeatable)")] = None,
     session: Annotated[list[str] | None, typer.Option(help="In one of these sessions (repeatable)")] = None,
-    superseded: Annotated[bool, typer.Option(help="Include facts a newer note contradicted")] = False,
+    superseded: SupersededOption = False,
     context: Annotated[bool, typer.Option("--context", help="Print the hits as a prompt block")] = False,
     as_json: JsonOption = False,
 ) -> None:

@@ -91,13 +91,13 @@ class NoteTx(Protocol):
     def notes(
         self, *, ids: Sequence[str] | None = None, keys: Sequence[tuple[str, str]] | None = None,
         session: str | None = None, analyses: Sequence[str] | None = None, limit: int = EVERY, offset: int = 0,
-        links: bool = False, with_embedding: bool = False,
+        links: bool = False, with_embedding: bool = False, superseded: bool = True,
     ) -> list[Note]:
         """Notes by one selector (an empty one selects nothing): `ids`, those that exist in the order asked,
         with their links to and from other notes (valid or not) if `links` and their vectors if
         `with_embedding`; `keys` ((source, content hash), source '' for none), the notes holding these
         identities; a `session`'s last `limit`, oldest first; valid notes whose analysis is one of `analyses`,
-        oldest first; or with none, newest first."""
+        oldest first; or with none, newest first (`superseded`: notes a later one contradicted too)."""
 
     def revise(self, revisions: Sequence[NoteRevision], evolution_id: str | None) -> list[tuple[str, int]]:
         """Apply each revision, keeping the note as it was as a NoteVersion; returns (id, version kept)."""
@@ -387,17 +387,20 @@ class AttachmentTx(Protocol):
 
     def attached(
         self, *, ids: Sequence[str] | None = None, session: str | None = None, keyed: bool = False, limit: int = EVERY,
-        offset: int = 0,
+        offset: int = 0, superseded: bool = True,
     ) -> list[Attached]:
         """By one selector (none, or an empty one, selects nothing; `limit` after `offset` for each): the notes among `ids` that carry an attachment (of any adapter), in the order
         asked; every note of a `session` in session order, with its attachment if it has one (kind None if
-        not); or with `keyed`, store items, the most recently put first."""
+        not); or with `keyed`, store items, the most recently put first (those a later note contradicted only
+        with `superseded`)."""
 
     def attached_search(
-        self, kind: AttachmentKind, vector: Sequence[float], k: int, *, external: bool, plain: bool = False
+        self, kind: AttachmentKind, vector: Sequence[float], k: int, *, external: bool, plain: bool = False,
+        superseded: bool = False,
     ) -> list[Attached]:
         """Exact cosine: the k nearest `kind` notes by their external vectors (`external`, same dimension)
-        or by the engine's (then with `plain`, notes no adapter owns too)."""
+        or by the engine's (then with `plain`, notes no adapter owns too); current ones only unless
+        `superseded`."""
 
 
 class AttachmentStore(Protocol):

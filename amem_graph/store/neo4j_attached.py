@@ -43,17 +43,19 @@ class Neo4jAttached:
 
     def attached(
         self, *, ids: Sequence[str] | None = None, session: str | None = None, keyed: bool = False, limit: int = EVERY,
-        offset: int = 0,
+        offset: int = 0, superseded: bool = True,
     ) -> list[Attached]:
         page = {"limit": limit, "offset": offset}
         if ids is not None:
             return attached_rows(self._each("attached/get", "ids", list(ids), **page))
         if session is not None:
             return attached_rows(self.run("attached/session", session=session, **page))
-        return attached_rows(self.run("attached/keyed", **page)) if keyed else []
+        return attached_rows(self.run("attached/keyed", superseded=superseded, **page)) if keyed else []
 
     def attached_search(
-        self, kind: AttachmentKind, vector: Sequence[float], k: int, *, external: bool, plain: bool = False
+        self, kind: AttachmentKind, vector: Sequence[float], k: int, *, external: bool, plain: bool = False,
+        superseded: bool = False,
     ) -> list[Attached]:
         name = "attached/vector_search" if external else "attached/similar"
-        return attached_rows(self.run(name, kind=kind, vector=[float(v) for v in vector], k=k, plain=plain))
+        return attached_rows(self.run(name, kind=kind, vector=[float(v) for v in vector], k=k, plain=plain,
+                                      superseded=superseded))

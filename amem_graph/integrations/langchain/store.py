@@ -19,10 +19,10 @@ from langgraph.store import base as langgraph_store
 from ... import validation
 from ...api import AgenticMemory
 from ...errors import InvalidInput, NoteNotFound
-from ...models import Attached, Attachment
+from ...models import Attached, Attachment, SearchFilter
 from .notes import upsert
 from .values import check_filter, matches, to_json
-from .vectorstore import EVERY, SUPERSEDED_TOO
+from .vectorstore import EVERY
 
 KIND = "item"
 LABEL = re.compile(r"[A-Za-z0-9_:@-]+")  # "." joins the labels, so it cannot be in one (nor can LangGraph's)
@@ -64,12 +64,16 @@ class AmemStore(langgraph_store.BaseStore):
     `index=False` still stores a note (every note is searchable here). TTLs are not supported.
     Namespaces are tenants of the whole database (not only `memory.tenant`'s): an item lives among the
     tenant's other notes, links to them and evolves them. `langgraph_store.SearchItem.score` is cosine normalised to
-    [0, 1]; `updated_at` is the item's last put.
+    [0, 1]; `updated_at` is the item's last put. A search leaves out an item a later note contradicted, as
+    the engine's search does, unless `include_superseded`; `get` by key returns it.
     """
 
-    def __init__(self, memory: AgenticMemory, *, fields: Sequence[str] | None = None) -> None:
+    def __init__(
+        self, memory: AgenticMemory, *, fields: Sequence[str] | None = None, include_superseded: bool = False,
+    ) -> None:
         self.memory = memory
         self.fields = list(fields) if fields else None
+        self.include_superseded = include_superseded
 
     def batch(self, ops: Iterable[langgraph_store.Op]) -> list[langgraph_store.Result]:
         return [self._one(op) for op in ops]
@@ -138,7 +142,8 @@ class AmemStore(langgraph_store.BaseStore):
             if vector is not None:
                 found += self._nearest(tenant, vector, EVERY if op.filter else wanted)
             else:
-                found += self.memory.attachments.keyed(tenant, limit=None if op.filter else wanted)
+                found += self.memory.attachments.keyed(tenant, limit=None if op.filter else wanted,
+                                                       superseded=self.include_superseded)
         found = [a for a in found if not op.filter or matches(json.loads(a.attached or "{}"), op.filter)]
         if vector is not None:
             found.sort(key=lambda a: -(a.score or 0.0))
@@ -151,12 +156,12 @@ class AmemStore(langgraph_store.BaseStore):
         tenant's other notes (chat messages, documents), else by an exact scan of the items."""
         store = self.memory.attachments
         if k < EVERY:
-            hits = store.notes_near(tenant, vector, 3 * k + 10, SUPERSEDED_TOO)
+            hits = store.notes_near(tenant, vector, 3 * k + 10, SearchFilter(include_superseded=self.include_superseded))
             scores = {note.id: score for note, score in hits}
             items = [a for a in store.attached(tenant, list(scores)) if a.kind == KIND]
             if len(items) >= k or len(hits) < 3 * k + 10:
                 return [replace(a, score=scores[a.note.id]) for a in items][:k]
-        return store.search(tenant, KIND, vector, k, external=False)
+        return store.search(tenant, KIND, vector, k, external=False, superseded=self.include_superseded)
 
     def _tenants(self, prefix: Sequence[str]) -> list[str]:
         every = self.memory.attachments.keyed_tenants()

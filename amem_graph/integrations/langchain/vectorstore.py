@@ -25,7 +25,6 @@ from .values import check_filter, matches, to_json
 
 KIND = "document"
 EVERY = 2**31 - 1  # as k: every candidate, for a filter to choose from
-SUPERSEDED_TOO = SearchFilter(include_superseded=True)  # a document is found even if a later one contradicts it
 
 
 class AmemEmbeddings(Embeddings):
@@ -64,13 +63,19 @@ class AmemVectorStore(VectorStore):
     of the tenant when it returns too few); with one (any LangChain `Embeddings`), its vectors are kept
     beside the note's and ranked exactly within the tenant. Adding a document whose id exists in the tenant
     replaces its text (the old one kept as a version) and metadata. `similarity_search(..., filter={...})`
-    keeps documents whose metadata match (equality, nested keys, $eq $ne $gt $gte $lt $lte).
+    keeps documents whose metadata match (equality, nested keys, $eq $ne $gt $gte $lt $lte). A document a
+    later note contradicted is left out of searches, as the engine's search leaves it out, unless
+    `include_superseded`.
     """
 
-    def __init__(self, memory: AgenticMemory, *, tenant: str | None = None, embedding: Embeddings | None = None):
+    def __init__(
+        self, memory: AgenticMemory, *, tenant: str | None = None, embedding: Embeddings | None = None,
+        include_superseded: bool = False,
+    ):
         self.memory = memory
         self.tenant = validation.tenant(memory.tenant if tenant is None else tenant)
         self.embedding = embedding
+        self.include_superseded = include_superseded
 
     @property
     def embeddings(self) -> Embeddings:
@@ -186,7 +191,8 @@ class AmemVectorStore(VectorStore):
         external = self.embedding is not None
         # The shared note index first; it cannot tell documents from chat notes while it searches.
         if not external and k < EVERY:
-            hits = store.notes_near(self.tenant, np.asarray(vector, dtype=np.float32), 3 * k + 10, SUPERSEDED_TOO)
+            hits = store.notes_near(self.tenant, np.asarray(vector, dtype=np.float32), 3 * k + 10,
+                                    SearchFilter(include_superseded=self.include_superseded))
             kinds = {a.note.id: a for a in store.attached(self.tenant, [note.id for note, _ in hits])}
             shown = [
                 (note_document(note, kinds[note.id].attached if note.id in kinds else None), score)
@@ -194,7 +200,8 @@ class AmemVectorStore(VectorStore):
             ]
             if len(shown) >= k or len(hits) < 3 * k + 10:
                 return shown[:k]
-        found = store.search(self.tenant, KIND, vector, k, external=external, plain=not external)
+        found = store.search(self.tenant, KIND, vector, k, external=external, plain=not external,
+                             superseded=self.include_superseded)
         return [(note_document(a.note, a.attached), float(a.score or 0.0)) for a in found]
 
     def _select_relevance_score_fn(self) -> Callable[[float], float]:

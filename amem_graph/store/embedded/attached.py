@@ -42,7 +42,7 @@ class EmbeddedAttached:
 
     def attached(
         self, *, ids: Sequence[str] | None = None, session: str | None = None, keyed: bool = False, limit: int = EVERY,
-        offset: int = 0,
+        offset: int = 0, superseded: bool = True,
     ) -> list[Attached]:
         """cypher/attached/get.cypher (`ids`), session.cypher and keyed.cypher."""
         if ids is not None:
@@ -54,7 +54,8 @@ class EmbeddedAttached:
             nodes.sort(key=lambda n: (n.props.get("seq") is None, n.props.get("seq") or 0))
         elif keyed:
             nodes = [n for n in self.graph.labelled("Note", self.tenant)
-                     if n.props.get("store_key") is not None and n.props.get("attached_by") == "item"]
+                     if n.props.get("store_key") is not None and n.props.get("attached_by") == "item"
+                     and (superseded or n.props.get("invalid_at") is None)]
             nodes.sort(key=lambda n: n.props["store_key"])
             nodes.sort(key=lambda n: n.props["attached_at"], reverse=True)
         else:
@@ -62,7 +63,8 @@ class EmbeddedAttached:
         return [self._item(n) for n in nodes[offset : offset + limit]]
 
     def attached_search(
-        self, kind: AttachmentKind, vector: Sequence[float], k: int, *, external: bool, plain: bool = False
+        self, kind: AttachmentKind, vector: Sequence[float], k: int, *, external: bool, plain: bool = False,
+        superseded: bool = False,
     ) -> list[Attached]:
         """cypher/attached/vector_search.cypher (`external`) and similar.cypher."""
         query = np.asarray(vector, dtype=np.float32)
@@ -70,6 +72,8 @@ class EmbeddedAttached:
         for node in self.graph.labelled("Note", self.tenant):
             owner = node.props.get("attached_by")
             if not (owner == kind or (plain and not external and owner is None)):
+                continue
+            if not superseded and node.props.get("invalid_at") is not None:
                 continue
             stored = node.props.get("external_vector" if external else "embedding")
             if stored is None or len(stored) != len(query):

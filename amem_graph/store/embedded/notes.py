@@ -118,7 +118,7 @@ class EmbeddedNotes:
     def notes(
         self, *, ids: Sequence[str] | None = None, keys: Sequence[tuple[str, str]] | None = None,
         session: str | None = None, analyses: Sequence[str] | None = None, limit: int = EVERY, offset: int = 0,
-        links: bool = False, with_embedding: bool = False,
+        links: bool = False, with_embedding: bool = False, superseded: bool = True,
     ) -> list[Note]:
         """cypher/note/get, existing, session_tail, by_analysis and list.cypher."""
         if ids is not None:
@@ -135,7 +135,8 @@ class EmbeddedNotes:
                      if n.props.get("analysis") in analyses and n.props.get("invalid_at") is None]
             nodes = sorted(nodes, key=lambda n: (n.props["created_at"], n.props["id"]))[:limit]
         else:
-            nodes = sorted(self.graph.labelled("Note", self.tenant), key=lambda n: n.props["id"])
+            nodes = sorted((n for n in self.graph.labelled("Note", self.tenant)
+                            if superseded or n.props.get("invalid_at") is None), key=lambda n: n.props["id"])
             nodes.sort(key=lambda n: n.props["created_at"], reverse=True)
             nodes = nodes[offset: offset + limit]
         return [self._store.to_note(n) for n in nodes]
