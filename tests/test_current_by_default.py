@@ -13,9 +13,11 @@ from typing import Any
 
 import pytest
 from mcp import Client
+from typer.testing import CliRunner
 
 from amem_graph import AgenticMemory, Settings, cypher
 from amem_graph.bench.scripted_llm import Answer, ScriptedLLM
+from amem_graph.cli import app
 from amem_graph.integrations.langchain import AmemRetriever, AmemStore, AmemVectorStore, SearchMemoriesTool
 from amem_graph.integrations.mcp import memory_server
 from amem_graph.settings import LLMSettings
@@ -139,3 +141,23 @@ def test_browsers_saved_queries_leave_superseded_notes_out(llm: ScriptedLLM, ana
     neighbourhood = next(name for name in shown if "neighbourhood" in name)
     assert shown[neighbourhood] == {NEW}  # its NEXT and CONTRADICTS links to OLD show no OLD
     assert all(OLD not in found for found in shown.values()), shown
+
+
+def test_the_clis_list_and_search_answer_with_current_notes(cli_env: dict[str, str], cli_tenant: str,
+                                                             llm: ScriptedLLM) -> None:
+    env = {**cli_env, "AMEM_LLM_BASE_URL": llm.base_url, "AMEM_LLM_API_KEY": "scripted", "AMEM_LLM_MODEL": "scripted",
+           "AMEM_LLM_MAX_RETRIES": "1", "AMEM_LLM_BACKOFF": "0"}
+
+    def cli(*args: str) -> Any:
+        result = CliRunner().invoke(app, [*args, "-t", cli_tenant], env=env, catch_exceptions=False)
+        assert result.exit_code == 0, result.output
+        return result
+
+    supersede(llm, lambda text: cli("add", text))
+    listed = json.loads(cli("list", "--json").stdout)
+    assert texts([note["content"] for note in listed]) == {NEW}
+    assert texts([note["content"] for note in json.loads(cli("list", "--superseded", "--json").stdout)]) == {OLD, NEW}
+    found = json.loads(cli("search", QUERY, "--json").stdout)
+    assert texts([hit["note"]["content"] for hit in found]) == {NEW}
+    asked = json.loads(cli("search", QUERY, "--superseded", "--json").stdout)
+    assert texts([hit["note"]["content"] for hit in asked]) == {OLD, NEW}
