@@ -21,7 +21,9 @@ import pytest
 
 from amem_graph import AgenticMemory, Settings
 from amem_graph import store as store_package
+from amem_graph.bench.scripted_llm import ScriptedLLM
 from amem_graph.server import ConnectionInfo, LocalNeo4j, free_port
+from amem_graph.settings import LLMSettings
 from amem_graph.store.embedded.store import EmbeddedStore
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")  # torch's tests load local folders only: the hub is not reachable
@@ -268,3 +270,21 @@ def make_browse_tenant(browse_memory: AgenticMemory) -> Iterator[Callable[[], st
     yield make
     for tenant in made:
         browse_memory.admin.delete_tenant(tenant)
+
+
+@pytest.fixture
+def llm() -> Iterator[ScriptedLLM]:
+    """A scripted OpenAI-compatible server on loopback."""
+    with ScriptedLLM() as server:
+        yield server
+
+
+@pytest.fixture
+def llm_memory(settings: Settings, memory: AgenticMemory, llm: ScriptedLLM) -> Iterator[AgenticMemory]:
+    """`memory`'s tenant and store, analysed by the scripted LLM."""
+    configured = replace(
+        settings, llm=LLMSettings(base_url=llm.base_url, model="scripted", backoff_s=0.0, timeout_s=0.5, max_retries=1)
+    )
+    shared = memory._store if memory.admin.kind == "embedded" else None
+    with AgenticMemory(configured, tenant=memory.tenant, store=shared) as mem:
+        yield mem

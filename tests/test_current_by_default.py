@@ -7,20 +7,18 @@ from __future__ import annotations
 import asyncio
 import json
 import uuid
-from collections.abc import Callable, Iterator
-from dataclasses import replace
+from collections.abc import Callable
 from typing import Any
 
 import pytest
 from mcp import Client
 from typer.testing import CliRunner
 
-from amem_graph import AgenticMemory, Settings, cypher
+from amem_graph import AgenticMemory, cypher
 from amem_graph.bench.scripted_llm import Answer, ScriptedLLM
 from amem_graph.cli import app
 from amem_graph.integrations.langchain import AmemRetriever, AmemStore, AmemVectorStore, SearchMemoriesTool
 from amem_graph.integrations.mcp import memory_server
-from amem_graph.settings import LLMSettings
 
 STORES = ("neo4j", "embedded")
 OLD, NEW = "Gina works at Door Dash as a driver.", "Gina lost her driver job at Door Dash."
@@ -36,23 +34,6 @@ def analysis(*links: dict[str, Any]) -> Answer:
 CONTRADICTS = {"target_id": "c1", "type": "CONTRADICTS", "reason": "Gina lost that job", "confidence": 0.95}
 
 
-@pytest.fixture
-def llm() -> Iterator[ScriptedLLM]:
-    with ScriptedLLM() as server:
-        yield server
-
-
-@pytest.fixture
-def analysed(settings: Settings, memory: AgenticMemory, llm: ScriptedLLM) -> Iterator[AgenticMemory]:
-    """`memory`'s tenant and store, analysed by the scripted LLM; other tenants it writes are deleted after."""
-    configured = replace(
-        settings, llm=LLMSettings(base_url=llm.base_url, model="scripted", backoff_s=0.0, timeout_s=0.5, max_retries=1)
-    )
-    shared = memory._store if memory.admin.kind == "embedded" else None
-    with AgenticMemory(configured, tenant=memory.tenant, store=shared) as mem:
-        yield mem
-
-
 def supersede(llm: ScriptedLLM, write: Callable[[str], None]) -> None:
     """OLD, then NEW with the scripted model saying it contradicts OLD (the only candidate, "c1")."""
     llm.script(analysis())
@@ -65,8 +46,8 @@ def texts(items: Any) -> set[str]:
     return {text for text in (OLD, NEW) if text in str(items)}
 
 
-def test_every_read_path_of_the_engine_answers_with_current_notes(llm: ScriptedLLM, analysed: AgenticMemory) -> None:
-    mem = analysed
+def test_every_read_path_of_the_engine_answers_with_current_notes(llm: ScriptedLLM, llm_memory: AgenticMemory) -> None:
+    mem = llm_memory
     supersede(llm, lambda text: mem.add(text, session="s1", speaker="Gina"))
     old = next(note for note in mem.list(include_superseded=True) if note.content == OLD)
     assert old.invalid_at is not None
@@ -101,41 +82,41 @@ def test_every_read_path_of_the_engine_answers_with_current_notes(llm: ScriptedL
 
 
 def test_the_vector_store_and_the_langgraph_store_answer_with_current_notes(
-    llm: ScriptedLLM, analysed: AgenticMemory,
+    llm: ScriptedLLM, llm_memory: AgenticMemory,
 ) -> None:
     tenants = [f"docs-{uuid.uuid4().hex[:8]}", f"items-{uuid.uuid4().hex[:8]}"]
     try:
-        documents = AmemVectorStore(analysed, tenant=tenants[0])
+        documents = AmemVectorStore(llm_memory, tenant=tenants[0])
         supersede(llm, lambda text: documents.add_texts([text]) and None)
         assert texts([d.page_content for d in documents.similarity_search(QUERY, k=5)]) == {NEW}
         assert texts([d.page_content for d in documents.similarity_search(QUERY, k=5, filter={"x": {"$ne": 1}})]) == {NEW}
-        every = AmemVectorStore(analysed, tenant=tenants[0], include_superseded=True)
+        every = AmemVectorStore(llm_memory, tenant=tenants[0], include_superseded=True)
         assert texts([d.page_content for d in every.similarity_search(QUERY, k=5)]) == {OLD, NEW}
 
-        store = AmemStore(analysed)
+        store = AmemStore(llm_memory)
         keys = iter(("old", "new"))
         supersede(llm, lambda text: store.put((tenants[1],), next(keys), {"text": text}))
         assert texts([item.value for item in store.search((tenants[1],), query=QUERY, limit=5)]) == {NEW}
         assert texts([item.value for item in store.search((tenants[1],), limit=5)]) == {NEW}
         assert texts(store.get((tenants[1],), "old").value) == {OLD}  # by key: named, so returned
-        every_item = AmemStore(analysed, include_superseded=True)
+        every_item = AmemStore(llm_memory, include_superseded=True)
         assert texts([item.value for item in every_item.search((tenants[1],), query=QUERY, limit=5)]) == {OLD, NEW}
         assert texts([item.value for item in every_item.search((tenants[1],), limit=5)]) == {OLD, NEW}
     finally:
         for tenant in tenants:
-            analysed.admin.delete_tenant(tenant)
+            llm_memory.admin.delete_tenant(tenant)
 
 
 @pytest.mark.neo4j_only  # Browser's saved queries are Cypher for the server
-def test_browsers_saved_queries_leave_superseded_notes_out(llm: ScriptedLLM, analysed: AgenticMemory) -> None:
-    supersede(llm, lambda text: analysed.add(text, session="s1", speaker="Gina"))
+def test_browsers_saved_queries_leave_superseded_notes_out(llm: ScriptedLLM, llm_memory: AgenticMemory) -> None:
+    supersede(llm, lambda text: llm_memory.add(text, session="s1", speaker="Gina"))
     llm.script(analysis())
-    analysed.add("Gina starts at a bakery next week.", session="s1", speaker="Gina")  # a current neighbour
-    new = next(note for note in analysed.list() if note.content == NEW)
+    llm_memory.add("Gina starts at a bakery next week.", session="s1", speaker="Gina")  # a current neighbour
+    new = next(note for note in llm_memory.list() if note.content == NEW)
     shown: dict[str, set[str]] = {}
     for name, query in cypher.saved_queries():
-        params = {"tenant": analysed.tenant, "note_id": new.id, "entity": "gina"}
-        records = analysed._store._driver.execute_query(query, params).records
+        params = {"tenant": llm_memory.tenant, "note_id": new.id, "entity": "gina"}
+        records = llm_memory._store._driver.execute_query(query, params).records
         shown[name] = texts([value.get("content") for record in records for value in record.values()
                              if hasattr(value, "get")] + [record.get("content") for record in records if "content" in record])
     neighbourhood = next(name for name in shown if "neighbourhood" in name)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from dataclasses import replace
 
 import numpy as np
@@ -25,23 +24,6 @@ def analysis(links: list | None = None, updates: list | None = None, **fields: o
     body = {"keywords": ["beagle", "max"], "context": "Alice's dog Max is a beagle.", "tags": ["pets"],
             "links": links or [], "neighbour_updates": updates or [], **fields}
     return Answer(json.dumps(body))
-
-
-@pytest.fixture
-def llm() -> Iterator[ScriptedLLM]:
-    with ScriptedLLM() as server:
-        yield server
-
-
-@pytest.fixture
-def llm_memory(settings: Settings, memory: AgenticMemory, llm: ScriptedLLM) -> Iterator[AgenticMemory]:
-    """`memory`'s tenant and store, analysed by the scripted LLM."""
-    configured = replace(
-        settings, llm=LLMSettings(base_url=llm.base_url, model="scripted", backoff_s=0.0, timeout_s=0.5, max_retries=1)
-    )
-    shared = memory._store if memory.admin.kind == "embedded" else None
-    with AgenticMemory(configured, tenant=memory.tenant, store=shared) as mem:
-        yield mem
 
 
 def graph_is_sound(memory: AgenticMemory) -> None:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Iterator
 
 import pytest
 
@@ -21,11 +20,6 @@ pytestmark = pytest.mark.embedded  # no store: the LLM client over loopback HTTP
 MESSAGES = [{"role": "user", "content": "Say something as JSON."}]
 GOOD = json.dumps({"keywords": ["max"], "context": "About Max.", "tags": ["pets"], "links": [], "neighbour_updates": []})
 
-
-@pytest.fixture
-def llm() -> Iterator[ScriptedLLM]:
-    with ScriptedLLM() as server:
-        yield server
 
 
 def client(llm: ScriptedLLM, **overrides: object) -> LLMClient:

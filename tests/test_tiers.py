@@ -271,11 +271,6 @@ def test_no_page_or_fact_of_one_tenant_is_reachable_from_another(
         memory.admin.delete_tenant(other)
 
 
-@pytest.fixture
-def llm() -> Iterator[ScriptedLLM]:
-    with ScriptedLLM() as server:
-        yield server
-
 
 def test_llm_faults_store_no_error_strings_and_lose_no_page(
     open_tiers: Callable[..., AgenticMemory], llm: ScriptedLLM, tenant: str
