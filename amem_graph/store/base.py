@@ -396,11 +396,11 @@ class AttachmentTx(Protocol):
 
     def attached_search(
         self, kind: AttachmentKind, vector: Sequence[float], k: int, *, external: bool, plain: bool = False,
-        superseded: bool = False,
+        superseded: bool = True,
     ) -> list[Attached]:
         """Exact cosine: the k nearest `kind` notes by their external vectors (`external`, same dimension)
-        or by the engine's (then with `plain`, notes no adapter owns too); current ones only unless
-        `superseded`."""
+        or by the engine's (then with `plain`, notes no adapter owns too); with `superseded`, notes a later one
+        contradicted too (the store's readers all take them unless told; the engine decides)."""
 
 
 class AttachmentStore(Protocol):

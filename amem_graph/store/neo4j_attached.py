@@ -54,7 +54,7 @@ class Neo4jAttached:
 
     def attached_search(
         self, kind: AttachmentKind, vector: Sequence[float], k: int, *, external: bool, plain: bool = False,
-        superseded: bool = False,
+        superseded: bool = True,
     ) -> list[Attached]:
         name = "attached/vector_search" if external else "attached/similar"
         return attached_rows(self.run(name, kind=kind, vector=[float(v) for v in vector], k=k, plain=plain,

@@ -64,7 +64,7 @@ class EmbeddedAttached:
 
     def attached_search(
         self, kind: AttachmentKind, vector: Sequence[float], k: int, *, external: bool, plain: bool = False,
-        superseded: bool = False,
+        superseded: bool = True,
     ) -> list[Attached]:
         """cypher/attached/vector_search.cypher (`external`) and similar.cypher."""
         query = np.asarray(vector, dtype=np.float32)
