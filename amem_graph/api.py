@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from . import schema, validation, warmup
+from . import schema, timeline, validation, warmup
 from .admin import Admin
 from .attachments import Attachments
 from .embedding import Embedder, composite_text
@@ -236,14 +236,28 @@ class AgenticMemory:
         return {i: ids[key] for i, key in enumerate(keys) if key in ids}
 
     @operation("get")
-    def get(self, note_id: str, *, tenant: str | None = None, with_embedding: bool = False) -> Note:
-        """One note with its links (both directions); the embedding only when asked for."""
+    def get(
+        self, note_id: str, *, tenant: str | None = None, with_embedding: bool = False,
+        as_of: datetime | str | None = None,
+    ) -> Note:
+        """One note with its links (both directions); the embedding only when asked for. With `as_of`, the note
+        as the memory held it then: the fields of its version of then, the links it had then, superseded only
+        if that was recorded by then (NoteNotFound if it was recorded later); the embedding is today's."""
         tenant = self._tenant(tenant)
         note_id = validation.note_id(note_id)
-        found = self._store.read(tenant, lambda tx: tx.notes(ids=[note_id], links=True, with_embedding=with_embedding))
-        if not found:
-            raise NoteNotFound(f"no note {note_id!r} in tenant {tenant!r}")
-        return found[0]
+        at = validation.event_time(as_of, "as_of")
+
+        def read(tx: Tx) -> Note | None:
+            found = tx.notes(ids=[note_id], links=True, with_embedding=with_embedding)
+            if not found or at is None:
+                return found[0] if found else None
+            return timeline.note_as_of(found[0], tx.versions([note_id]).get(note_id, ()), at)
+
+        note = self._store.read(tenant, read)
+        if note is None:
+            when = "" if at is None else f" as of {at.isoformat()}"
+            raise NoteNotFound(f"no note {note_id!r} in tenant {tenant!r}{when}")
+        return note
 
     @operation("update")
     def update(
@@ -284,6 +298,8 @@ class AgenticMemory:
         attempts = max(1, self.settings.evolution_attempts)
         for attempt in range(1, attempts + 1):
             current = self.get(note_id, tenant=tenant)
+            if "event_time" in values:  # what the note says holds from its new event time (valid time)
+                values = {**values, "valid_from": values["event_time"] or current.created_at}
             embedding = None
             if values.keys() & {"content", "context", "keywords", "tags"}:
                 merged = {name: values.get(name, getattr(current, name)) for name in ("content", "context", "keywords", "tags")}
@@ -382,11 +398,17 @@ class AgenticMemory:
         speakers: Sequence[str] = (),
         sessions: Sequence[str] = (),
         include_superseded: bool = False,
+        as_of: datetime | str | None = None,
+        valid_at: datetime | str | None = None,
     ) -> list[SearchHit]:
         """The k notes that best answer `query`: seeds from the vector index, the fulltext index (BM25) or
         both fused, then notes up to `hops` links or session steps away from them. Each hit says why it
         was found (index scores, the path from its seed, priors). Filters: event time in [after, before),
-        any of `tags`, said by one of `speakers`, in one of `sessions`; superseded facts only when asked."""
+        any of `tags`, said by one of `speakers`, in one of `sessions`; superseded facts only when asked.
+
+        `as_of` (recorded time) searches the memory as it stood then: the notes recorded by then, as they were
+        then, over the links valid then; the indexes rank by what the notes say now. `valid_at` (valid time)
+        keeps the notes whose facts held at that time, superseded since or not."""
         tenant = self._tenant(tenant)
         query = validation.text(query, "query", validation.MAX_QUERY_CHARS)
         if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= MAX_K:
@@ -399,6 +421,7 @@ class AgenticMemory:
             after=validation.event_time(after), before=validation.event_time(before),
             tags=validation.labels(tags, "tags"), speakers=validation.labels(speakers, "speakers"),
             sessions=validation.labels(sessions, "sessions"), include_superseded=bool(include_superseded),
+            as_of=validation.event_time(as_of, "as_of"), valid_at=validation.event_time(valid_at, "valid_at"),
         )
         if filters.after and filters.before and filters.after >= filters.before:
             raise InvalidInput(
@@ -439,13 +462,18 @@ class AgenticMemory:
     # -- history ---------------------------------------------------------------------------------
 
     @operation("history")
-    def history(self, note_id: str, *, tenant: str | None = None) -> NoteHistory:
+    def history(self, note_id: str, *, tenant: str | None = None, as_of: datetime | str | None = None) -> NoteHistory:
         """A note with its versions (oldest first), the evolutions it triggered or that revised it, and the
-        newer notes that superseded it."""
+        newer notes that superseded it; with `as_of`, as they were recorded by then (the note as `get` gives it)."""
         tenant = self._tenant(tenant)
+        at = validation.event_time(as_of, "as_of")
         note = self.get(note_id, tenant=tenant)
         versions, evolutions, superseded = self._store.read(tenant, lambda tx: tx.history(note.id))
-        return NoteHistory(note, tuple(versions), tuple(evolutions), tuple(superseded))
+        history = NoteHistory(note, tuple(versions), tuple(evolutions), tuple(superseded))
+        then = history if at is None else timeline.history_as_of(history, at)
+        if then is None:
+            raise NoteNotFound(f"no note {note.id!r} in tenant {tenant!r} as of {at.isoformat()}")
+        return then
 
     @operation("revert")
     def revert(self, note_id: str, version: int, *, tenant: str | None = None) -> Note:

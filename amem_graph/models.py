@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field, fields, is_dataclass
 from datetime import datetime
 from typing import Any, Literal, NamedTuple
@@ -30,9 +30,21 @@ class Link:
     confidence: float = 1.0
     created_at: datetime | None = None
     invalid_at: datetime | None = None
+    # When it was valid (recorded time): valid from the first bound, invalid from the second, valid again from the
+    # third... A link that was invalidated and made again keeps every period.
+    periods: tuple[datetime, ...] = ()
 
     def other(self, note_id: str) -> str:
         return self.target_id if note_id == self.source_id else self.source_id
+
+    def valid_at(self, at: datetime) -> bool:
+        return in_periods(self.periods, at)
+
+
+def in_periods(bounds: Collection[datetime], at: datetime) -> bool:
+    """Whether `at` lies in one of the periods these bounds make (valid from the first, invalid from the second,
+    valid again from the third...): an odd number of them lie at or before it."""
+    return sum(1 for bound in bounds if bound <= at) % 2 == 1
 
 
 @dataclass(frozen=True)
@@ -98,8 +110,9 @@ class Note:
     updated_at: datetime | None = None
     last_accessed: datetime | None = None
     version: int = 1
-    valid_from: datetime | None = None
-    invalid_at: datetime | None = None
+    valid_from: datetime | None = None  # valid time: when what it says began to hold (its event time, else created_at)
+    valid_to: datetime | None = None  # valid time: when it stopped holding (the valid_from of the note that superseded it)
+    invalid_at: datetime | None = None  # recorded time: when a later note superseded it
     analysis: AnalysisKind = "none"
     model: str | None = None
     session: str | None = None
@@ -116,7 +129,10 @@ class Note:
 
 @dataclass(frozen=True)
 class SearchFilter:
-    """What a search may return; empty fields do not filter. Applied to seeds and expanded notes alike."""
+    """What a search may return; empty fields do not filter. Applied to seeds and expanded notes alike.
+
+    `as_of` (recorded time) leaves out the notes recorded after it and counts only the supersessions recorded by
+    then; `valid_at` (valid time) keeps the notes that held at that time, superseded since or not."""
 
     after: datetime | None = None  # event time at or after
     before: datetime | None = None  # event time before
@@ -124,13 +140,40 @@ class SearchFilter:
     speakers: tuple[str, ...] = ()  # said by one of these
     sessions: tuple[str, ...] = ()
     include_superseded: bool = False  # notes a CONTRADICTS decision invalidated
+    as_of: datetime | None = None
+    valid_at: datetime | None = None
 
     def params(self) -> dict[str, Any]:
         """The statement parameters of cypher/fragments/note_filter.cypher."""
         return {
             "after": self.after, "before": self.before, "tags": list(self.tags), "speakers": list(self.speakers),
-            "sessions": list(self.sessions), "include_invalid": self.include_superseded,
+            "sessions": list(self.sessions), "include_invalid": self.include_superseded, "as_of": self.as_of,
+            "valid_at": self.valid_at,
         }
+
+    def admits(self, props: Mapping[str, Any]) -> bool:
+        """cypher/fragments/note_filter.cypher over a note's properties, but for the tenant."""
+        if self.as_of is not None and (props.get("created_at") is None or props["created_at"] > self.as_of):
+            return False
+        invalid_at = props.get("invalid_at")
+        if self.as_of is not None and invalid_at is not None and invalid_at > self.as_of:
+            invalid_at = None  # superseded after the time asked about
+        if self.valid_at is not None:
+            start, end = props.get("valid_from"), props.get("valid_to") or invalid_at
+            if start is None or start > self.valid_at or (invalid_at is not None and end <= self.valid_at):
+                return False
+        elif not self.include_superseded and invalid_at is not None:
+            return False
+        event_time = props.get("event_time")
+        if self.after is not None and (event_time is None or event_time < self.after):
+            return False
+        if self.before is not None and (event_time is None or event_time >= self.before):
+            return False
+        if self.tags and not set(props.get("tags") or ()) & set(self.tags):
+            return False
+        if self.speakers and props.get("speaker") not in self.speakers:
+            return False
+        return not self.sessions or props.get("session") in self.sessions
 
 
 NO_FILTER = SearchFilter()

@@ -11,6 +11,7 @@ from collections import Counter
 from collections.abc import Collection, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
+from datetime import datetime
 from typing import Literal
 
 import numpy as np
@@ -23,6 +24,7 @@ from .log import event
 from .models import NO_FILTER, Entity, Note, SearchFilter, SearchHit, Step
 from .store.base import NoteStore, Tx
 from .text import STOP_WORDS, stem, without_stamp
+from .timeline import note_as_of
 from .tuning import DENSE_WEIGHT, Fusion, Tuning
 
 Mode = Literal["hybrid", "vector", "fulltext"]
@@ -272,6 +274,16 @@ def _stems(text: str) -> frozenset[str]:
     return frozenset(stem(w) for w in _WORDS.findall(text.lower()) if len(w) > 2)
 
 
+def _as_of(
+    tx: Tx, rows: list[tuple[Note, float, list[Step]]], filters: SearchFilter, at: datetime,
+) -> list[tuple[Note, float, list[Step]]]:
+    """The final notes as the memory held them at `at` (timeline.note_as_of), each checked against the filter
+    again: the indexes rank and filter by what the notes say now."""
+    kept = tx.versions([note.id for note, _, _ in rows])
+    then = [(note_as_of(note, kept.get(note.id, ()), at), score, path) for note, score, path in rows]
+    return [(note, score, path) for note, score, path in then if note is not None and filters.admits(vars(note))]
+
+
 class Retriever:
     """Search over one store: seeds, priors, expansion, ranking. Thread-safe; speaker lists are cached."""
 
@@ -334,11 +346,12 @@ class Retriever:
             if not fused:
                 return [], []
             starts = [hit.note.id for hit in fused[: tuning.seeds]] if hops else []
-            return fused, tx.expand(
+            rows = tx.expand(
                 {hit.note.id: hit.score for hit in fused}, starts, hops=hops, decay=tuning.decay, weights=tuning.weights,
                 limit=max(k, RERANK_WINDOW) if reranked else k, names=names if tuning.speaker_prior else (),
                 speaker_prior=tuning.speaker_prior, deep_seeds=tuning.deep_seeds, filters=filters,
             )
+            return fused, rows if filters.as_of is None else _as_of(tx, rows, filters, filters.as_of)
 
         fused, rows = self.store.read(tenant, ranked)
         if not fused:
@@ -348,7 +361,7 @@ class Retriever:
         if tuning.session_weight:
             hits = self._by_session(hits)
         hits = self._mmr(hits, k) if tuning.mmr is not None else hits[:k]
-        if hits:  # counted on a background thread: the caller has its answer already
+        if hits and filters.as_of is None:  # counted on a background thread: the caller has its answer already
             self._count(tenant, [hit.note.id for hit in hits])
         return hits
 

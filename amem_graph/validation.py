@@ -85,17 +85,18 @@ def unit_interval(value: Any, what: str) -> float:
     return float(value)
 
 
-def event_time(value: Any) -> datetime | None:
-    """A timezone-aware datetime (naive ones are taken as UTC) or an ISO-8601 string."""
+def event_time(value: Any, name: str = "event time") -> datetime | None:
+    """A timezone-aware datetime (naive ones are taken as UTC) or an ISO-8601 string; `name` says which time
+    in an error."""
     if value is None:
         return None
     if isinstance(value, str):
         try:
             value = datetime.fromisoformat(value)
         except ValueError:
-            raise InvalidInput(f"event time {value!r} is not an ISO-8601 date-time") from None
+            raise InvalidInput(f"{name} {value!r} is not an ISO-8601 date-time") from None
     if not isinstance(value, datetime):
-        raise InvalidInput(f"event time must be a datetime, got {type(value).__name__}")
+        raise InvalidInput(f"{name} must be a datetime, got {type(value).__name__}")
     return to_millis(value if value.tzinfo else value.replace(tzinfo=timezone.utc))
 
 

@@ -122,6 +122,9 @@ class NoteTx(Protocol):
 
     def record_evolution(self, record: EvolutionRecord) -> None: ...
 
+    def versions(self, note_ids: Sequence[str]) -> dict[str, list[NoteVersion]]:
+        """The kept versions of each of these notes that has any, oldest first."""
+
     def history(self, note_id: str) -> tuple[list[NoteVersion], list[Evolution], list[Supersession]]:
         """A note's versions, the evolutions it triggered or that revised it, and the newer notes that
         superseded it; each oldest first."""

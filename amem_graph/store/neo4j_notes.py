@@ -164,8 +164,15 @@ class Neo4jNotes:
             revised=[{"note_id": note_id, "version": version} for note_id, version in record.revised],
         )
 
+    def versions(self, note_ids: Sequence[str]) -> dict[str, list[NoteVersion]]:
+        kept: dict[str, list[NoteVersion]] = {}
+        for row in self.run("history/versions", ids=list(note_ids)):
+            version = version_from_record(row["version"])
+            kept.setdefault(version.note_id, []).append(version)
+        return kept
+
     def history(self, note_id: str) -> tuple[list[NoteVersion], list[Evolution], list[Supersession]]:
-        versions = [version_from_record(r["version"]) for r in self.run("history/versions", id=note_id)]
+        versions = self.versions([note_id]).get(note_id, [])
         evolutions = [evolution_from_record(r["evolution"], r["revised"]) for r in self.run("history/evolutions", id=note_id)]
         superseded = [
             Supersession(r["id"], r["reason"] or "", time_of(r["at"])) for r in self.run("history/superseded_by", id=note_id)

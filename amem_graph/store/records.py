@@ -33,7 +33,7 @@ def note_from_record(props: dict[str, Any], links: Sequence[dict[str, Any]] = ()
         event_time=time_of(props.get("event_time")), created_at=time_of(props.get("created_at")),
         updated_at=time_of(props.get("updated_at")), last_accessed=time_of(props.get("last_accessed")),
         version=int(props.get("version", 1)), valid_from=time_of(props.get("valid_from")),
-        invalid_at=time_of(props.get("invalid_at")), analysis=props.get("analysis") or "none",
+        valid_to=time_of(props.get("valid_to")), invalid_at=time_of(props.get("invalid_at")), analysis=props.get("analysis") or "none",
         model=props.get("model"), session=props.get("session"), seq=props.get("seq"),
         speaker=props.get("speaker"), neighbourhood=props.get("neighbourhood") or "",
         links=tuple(link_from_record(link) for link in links),
@@ -56,7 +56,16 @@ def link_from_record(row: dict[str, Any]) -> Link:
         reason=row.get("reason") or "",
         confidence=float(row["confidence"]) if row.get("confidence") is not None else 1.0,
         created_at=time_of(row.get("created_at")), invalid_at=time_of(row.get("invalid_at")),
+        periods=tuple(time_of(bound) for bound in link_periods(row)),
     )
+
+
+def link_periods(props: Mapping[str, Any]) -> list[Any]:
+    """cypher/fragments/link_periods.cypher: the `periods` a link keeps or, for a link made before links kept
+    them, its creation and its invalidation if any."""
+    if props.get("periods") is not None:
+        return list(props["periods"])
+    return [bound for bound in (props.get("created_at"), props.get("invalid_at")) if bound is not None]
 
 
 def version_from_record(props: dict[str, Any]) -> NoteVersion:

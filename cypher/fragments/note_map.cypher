@@ -3,4 +3,5 @@
 // variable must be called `node`. What adapters attached (cypher/attached/) is read by their own statements.
 node {.*, embedding: null, external_vector: null, attached: null, event_time: node.event_time.epochMillis, created_at: node.created_at.epochMillis,
       updated_at: node.updated_at.epochMillis, last_accessed: node.last_accessed.epochMillis,
-      valid_from: node.valid_from.epochMillis, invalid_at: node.invalid_at.epochMillis}
+      valid_from: node.valid_from.epochMillis, valid_to: node.valid_to.epochMillis,
+      invalid_at: node.invalid_at.epochMillis}

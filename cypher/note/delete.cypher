@@ -22,7 +22,7 @@ DETACH DELETE n
 FOREACH (p IN passages | DETACH DELETE p)
 FOREACH (v IN versions | DETACH DELETE v)
 FOREACH (e IN evolutions | DETACH DELETE e)
-FOREACH (o IN restored | SET o.invalid_at = null)
+FOREACH (o IN restored | SET o.invalid_at = null, o.valid_to = null)
 FOREACH (e IN shared | SET e.mentions = e.mentions - 1)
 FOREACH (e IN orphaned | DETACH DELETE e)
 RETURN [o IN restored | o.id] AS restored

@@ -1,5 +1,5 @@
 // The final ranking, in one round trip: the fused candidates ($candidates: [{id, score}]) and every note
-// up to $hops (0-3) valid links or session steps (NEXT, walked both ways) from the best of them
+// up to $hops (0-3) valid links (valid at $as_of when given) or session steps (NEXT, walked both ways) from the best of them
 // ($seeds, a prefix of $candidates; only the first $deep_seeds go past one hop, which keeps the
 // number of paths small). A path scores its seed's score times, per step, $decay × the weight
 // of its type ($weights; a type without a weight is not followed) × the link's confidence; a note reached
@@ -30,7 +30,10 @@ CALL () {
   }
   WITH s, p, last(nodes(p)) AS node
   WHERE NOT node.id IN $seed_ids
-    AND all(r IN relationships(p) WHERE r.invalid_at IS NULL AND $weights[type(r)] IS NOT NULL)
+    AND all(r IN relationships(p) WHERE $weights[type(r)] IS NOT NULL AND CASE
+      WHEN $as_of IS NULL THEN r.invalid_at IS NULL
+      WHEN type(r) = 'NEXT' THEN true  // a session step: the notes' recorded times decide
+      ELSE size([bound IN @link_periods WHERE bound <= $as_of]) % 2 = 1 END)
     AND @note_filter
   RETURN node, s.score * reduce(w = 1.0, r IN relationships(p) | w * $decay * $weights[type(r)] * coalesce(r.confidence, 1.0))
        + CASE WHEN node.speaker IN $names THEN $speaker_prior ELSE 0.0 END AS score, p

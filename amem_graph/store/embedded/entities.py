@@ -10,7 +10,6 @@ from ...models import NO_FILTER, Entity, EntityMerge, MergeBy, Note, SearchFilte
 from ..base import EVERY, MAX_ALIASES, MentionWrite
 from ..records import entity_from_record
 from .graph import Node, PropertyGraph
-from .notes import passes
 
 if TYPE_CHECKING:
     from .store import EmbeddedStore
@@ -107,7 +106,7 @@ class EmbeddedEntities:
             for alias in (entity, *self._aliases(entity)):
                 for r in self.graph.relationships(alias, ["MENTIONS"], "in"):
                     note, confidence = self.graph.nodes[r.start], float(r.props.get("confidence", 1.0))
-                    if passes(note.props, filters) and confidence > best.get(note.key, (note, -1.0))[1]:
+                    if filters.admits(note.props) and confidence > best.get(note.key, (note, -1.0))[1]:
                         best[note.key] = (note, confidence)
             found = sorted(best.values(), key=lambda pair: pair[0].props["created_at"], reverse=True)
             record = self._record(entity)

@@ -22,10 +22,11 @@ from ...models import (
     SearchFilter,
     Step,
     Supersession,
+    in_periods,
 )
 from ..base import EVERY, Counted, EvolutionRecord, NoteRevision, Updated
 from ..lucene import TEXT_FIELDS, check_fields, query_words
-from ..records import evolution_from_record, version_from_record
+from ..records import evolution_from_record, link_periods, version_from_record
 from .graph import ConstraintViolation, Node, Rel
 
 if TYPE_CHECKING:
@@ -36,22 +37,6 @@ _COUNTED = {"Note": ("retrieval_count", "last_accessed"), "Segment": ("visits", 
 EXPANDED = ("NEXT", *sorted(LINK_TYPES))  # what expansion may follow (search/expand.cypher)
 _VERSION_FIELDS = ("content", "context", "keywords", "tags", "category", "importance", "event_time", "analysis",
                    "model", "neighbourhood")
-
-
-def passes(props: Mapping[str, Any], filters: SearchFilter) -> bool:
-    """cypher/fragments/note_filter.cypher, but for the tenant (the callers scan one tenant)."""
-    if not filters.include_superseded and props.get("invalid_at") is not None:
-        return False
-    event_time = props.get("event_time")
-    if filters.after is not None and (event_time is None or event_time < filters.after):
-        return False
-    if filters.before is not None and (event_time is None or event_time >= filters.before):
-        return False
-    if filters.tags and not set(props.get("tags") or ()) & set(filters.tags):
-        return False
-    if filters.speakers and props.get("speaker") not in filters.speakers:
-        return False
-    return not filters.sessions or props.get("session") in filters.sessions
 
 
 def _stored(values: Mapping[str, Any]) -> dict[str, Any]:
@@ -199,7 +184,7 @@ class EmbeddedNotes:
             if doomed.key in graph.nodes:
                 graph.delete_node(doomed)
         for older in restored:
-            graph.set(older, invalid_at=None)
+            graph.set(older, invalid_at=None, valid_to=None)
         for entity in mentioned:
             if entity.props["mentions"] > 1:
                 graph.set(entity, mentions=entity.props["mentions"] - 1)
@@ -229,11 +214,12 @@ class EmbeddedNotes:
             kind = validation.link_type(link.type)
             rel = next((r for r in self.graph.relationships(a, [kind]) if r.end == b.key), None)
             if rel is None:
-                rel = self.graph.create_rel(kind, a, b, {"created_at": self.now})
-            self.graph.set_rel(rel, reason=link.reason, confidence=link.confidence, evolution_id=evolution_id,
-                               invalid_at=None, invalid_reason=None, invalidated_by=None)
+                rel = self.graph.create_rel(kind, a, b, {"created_at": self.now, "periods": [self.now]})
+            periods = [*link_periods(rel.props), *([self.now] if rel.props.get("invalid_at") is not None else [])]
+            self.graph.set_rel(rel, periods=periods, reason=link.reason, confidence=link.confidence,
+                               evolution_id=evolution_id, invalid_at=None, invalid_reason=None, invalidated_by=None)
             made.append(Link(link.source_id, link.target_id, kind, rel.props.get("reason") or "",
-                             float(rel.props.get("confidence", 1.0)), rel.props.get("created_at"), None))
+                             float(rel.props.get("confidence", 1.0)), rel.props.get("created_at"), None, tuple(periods)))
         return made
 
     def supersede(self, pairs: Sequence[tuple[str, str, str]], evolution_id: str) -> None:
@@ -243,7 +229,8 @@ class EmbeddedNotes:
             if old is None or new is None:
                 continue
             if old.props.get("invalid_at") is None:
-                self.graph.set(old, invalid_at=self.now)
+                began, ends = old.props.get("valid_from"), new.props.get("valid_from")
+                self.graph.set(old, invalid_at=self.now, valid_to=began if ends < began else ends)
             if not any(r.end == new.key for r in self.graph.relationships(old, ["SUPERSEDED_BY"])):
                 self.graph.create_rel("SUPERSEDED_BY", old, new, {"reason": reason, "at": self.now,
                                                                   "evolution_id": evolution_id})
@@ -254,8 +241,9 @@ class EmbeddedNotes:
             if source is None or target is None:
                 continue
             for rel in self.graph.relationships(source, [link.type]):
-                if rel.end == target.key:
-                    self.graph.set_rel(rel, invalid_at=self.now, invalid_reason=reason, invalidated_by=evolution_id)
+                if rel.end == target.key and rel.props.get("invalid_at") is None:
+                    self.graph.set_rel(rel, periods=[*link_periods(rel.props), self.now], invalid_at=self.now,
+                                       invalid_reason=reason, invalidated_by=evolution_id)
 
     def record_evolution(self, record: EvolutionRecord) -> None:
         """cypher/evolution/record.cypher."""
@@ -275,12 +263,20 @@ class EmbeddedNotes:
                 if self.graph.nodes[rel.end].props.get("version") == version:
                     self.graph.create_rel("REVISED", evolution, self.graph.nodes[rel.end])
 
+    def _kept(self, node: Node) -> list[Node]:
+        return sorted((self.graph.nodes[r.end] for r in self.graph.relationships(node, ["HAS_VERSION"])),
+                      key=lambda v: v.props["version"])
+
+    def versions(self, note_ids: Sequence[str]) -> dict[str, list[NoteVersion]]:
+        """cypher/history/versions.cypher."""
+        found = {note_id: self._kept(node) for note_id in note_ids if (node := self._note(note_id)) is not None}
+        return {note_id: [version_from_record(v.props) for v in kept] for note_id, kept in found.items() if kept}
+
     def history(self, note_id: str) -> tuple[list[NoteVersion], list[Evolution], list[Supersession]]:
         graph, node = self.graph, self._note(note_id)
         if node is None:
             return [], [], []
-        kept = sorted((graph.nodes[r.end] for r in graph.relationships(node, ["HAS_VERSION"])),
-                      key=lambda v: v.props["version"])
+        kept = self._kept(node)
         found = {e.key: e for e in graph.labelled("Evolution", self.tenant) if e.props.get("trigger_note_id") == note_id}
         for version in kept:
             for revised in graph.relationships(version, ["REVISED"], "in"):
@@ -306,7 +302,7 @@ class EmbeddedNotes:
         found = []
         for i in np.argsort(-scores, kind="stable"):  # ties in id order, as the matrix rows are
             node = self.graph.nodes.get(keys[i])
-            if node is not None and passes(node.props, filters):
+            if node is not None and filters.admits(node.props):
                 found.append((self._store.to_note(node), float(scores[i])))
                 if len(found) == k:
                     break
@@ -327,7 +323,7 @@ class EmbeddedNotes:
                 continue
             for rel in self.graph.relationships(passage, ["HAS_PASSAGE"], "in"):
                 node = self.graph.nodes[rel.start]
-                if node.props["id"] not in found and passes(node.props, filters):
+                if node.props["id"] not in found and filters.admits(node.props):
                     span = (passage.props["start"], passage.props["end"])
                     found[node.props["id"]] = (self._store.to_note(node), float(scores[i]), *span)
             if len(found) >= k:
@@ -343,7 +339,7 @@ class EmbeddedNotes:
         if not words:
             return []
         scores = self._store.note_scores(self.tenant, words, fields)
-        found = [(key, score) for key, score in scores.items() if passes(self.graph.nodes[key].props, filters)]
+        found = [(key, score) for key, score in scores.items() if filters.admits(self.graph.nodes[key].props)]
         found.sort(key=lambda pair: (-pair[1], pair[0]))  # ties in insertion order, as Lucene's doc ids
         return [(self._store.to_note(self.graph.nodes[key]), float(score)) for key, score in found[:k]]
 
@@ -365,8 +361,8 @@ class EmbeddedNotes:
             if seed is None:
                 continue
             depth = hops if rank < deep_seeds else min(hops, 1)
-            for node, factor, steps in self._paths(seed, depth, decay, followed):
-                if node.props["id"] in seed_ids or not passes(node.props, filters):
+            for node, factor, steps in self._paths(seed, depth, decay, followed, filters.as_of):
+                if node.props["id"] in seed_ids or not filters.admits(node.props):
                     continue
                 prior = speaker_prior if node.props.get("speaker") in names else 0.0
                 score = candidates[seed_id] * factor + prior
@@ -377,10 +373,10 @@ class EmbeddedNotes:
                 for key, (score, path) in ranked]
 
     def _paths(
-        self, seed: Node, depth: int, decay: float, weights: Mapping[str, float]
+        self, seed: Node, depth: int, decay: float, weights: Mapping[str, float], as_of: datetime | None,
     ) -> Iterator[tuple[Node, float, tuple[tuple[Node, Rel], ...]]]:
-        """Every path of 1..depth valid, followed relationships from `seed` (no relationship twice, as
-        Cypher's patterns), with its factor: per step decay × weight × confidence. A path is its (node,
+        """Every path of 1..depth valid (at `as_of` if given), followed relationships from `seed` (no relationship
+        twice, as Cypher's patterns), with its factor: per step decay × weight × confidence. A path is its (node,
         relationship) steps; only the paths of the final notes become Steps."""
         stack: list[tuple[Node, float, tuple[tuple[Node, Rel], ...]]] = [(seed, 1.0, ())]
         while stack:
@@ -388,7 +384,7 @@ class EmbeddedNotes:
             if len(path) == depth:
                 continue
             for rel in self.graph.relationships(node, weights, "both"):
-                if rel.props.get("invalid_at") is not None or any(rel is used for _, used in path):
+                if not _valid(rel, as_of) or any(rel is used for _, used in path):
                     continue
                 nxt = self.graph.other(rel, node)
                 if "Note" not in nxt.labels:
@@ -423,6 +419,13 @@ class EmbeddedNotes:
                 self.graph.set(node, **_stored(values))
 
 
+def _valid(rel: Rel, as_of: datetime | None) -> bool:
+    """Whether expansion may follow `rel` (search/expand.cypher): valid now, or at `as_of` (a session step always)."""
+    if as_of is None:
+        return rel.props.get("invalid_at") is None
+    return rel.type == "NEXT" or in_periods(link_periods(rel.props), as_of)
+
+
 def _step(node: Node, rel: Rel) -> Step:
     """One step of a path as the caller sees it: from `node` along `rel` (NEXT walked back is PREVIOUS)."""
     kind = "PREVIOUS" if rel.type == "NEXT" and rel.start != node.key else rel.type
@@ -430,4 +433,4 @@ def _step(node: Node, rel: Rel) -> Step:
                 confidence=float(rel.props.get("confidence", 1.0)))
 
 
-__all__ = ["EmbeddedNotes", "passes"]
+__all__ = ["EmbeddedNotes"]

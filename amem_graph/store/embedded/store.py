@@ -94,6 +94,7 @@ class EmbeddedStore(EmbeddedAdmin):
             "source_id": self.graph.nodes[rel.start].props["id"], "target_id": self.graph.nodes[rel.end].props["id"],
             "type": rel.type, "reason": rel.props.get("reason"), "confidence": rel.props.get("confidence"),
             "created_at": rel.props.get("created_at"), "invalid_at": rel.props.get("invalid_at"),
+            "periods": rel.props.get("periods"),
         }
 
     # -- transactions -----------------------------------------------------------------------------

@@ -1,0 +1,70 @@
+"""The memory as it stood at a moment (`as_of`, recorded time): one rule for both stores, from what they keep.
+
+A note's fields at a time are those of the version that held then: each NoteVersion keeps the values a note had
+before a change, with the recorded times they held (`valid_from` to `valid_to`); after its last change, the note's
+own. A link counts from its first period bound and is valid where its periods say (`Link.valid_at`); a
+supersession counts from when it was recorded (`Note.invalid_at`, `Supersession.at`). Usage counters
+(`retrieval_count`, `last_accessed`) and a link's reason and confidence are the latest ones: they keep no history.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+from datetime import datetime
+
+from . import validation
+from .models import Link, Note, NoteHistory, NoteVersion
+
+
+def held_at(note: Note, at: datetime) -> bool:
+    """Whether the memory held the note at `at`: it was recorded by then."""
+    return note.created_at is not None and note.created_at <= at
+
+
+def version_at(versions: Sequence[NoteVersion], at: datetime) -> NoteVersion | None:
+    """The kept version whose values the note had at `at`, or None when it had the values it has now."""
+    return next((v for v in sorted(versions, key=lambda v: v.version) if v.valid_to is not None and at < v.valid_to),
+                None)
+
+
+def note_as_of(note: Note, versions: Sequence[NoteVersion], at: datetime) -> Note | None:
+    """The note as the memory held it at `at` (None if it was recorded later), from its kept versions: the
+    fields of the version of then, its links as they were then, and superseded only if that was recorded by then."""
+    if not held_at(note, at):
+        return None
+    then = version_at(versions, at)
+    if then is not None:
+        note = replace(
+            note, content=then.content, content_hash=validation.content_hash(then.content), context=then.context,
+            keywords=then.keywords, tags=then.tags, category=then.category,
+            importance=note.importance if then.importance is None else float(then.importance),
+            event_time=then.event_time, valid_from=then.event_time or note.created_at,
+            analysis=then.analysis or note.analysis,  # type: ignore[arg-type]  # a version keeps one of AnalysisKind
+            model=then.model if then.analysis is not None else note.model, neighbourhood=then.neighbourhood,
+            version=then.version, updated_at=then.valid_from,
+        )
+    if note.invalid_at is not None and note.invalid_at > at:
+        note = replace(note, invalid_at=None, valid_to=None)
+    return replace(note, links=tuple(link for x in note.links if (link := link_as_of(x, at)) is not None))
+
+
+def link_as_of(link: Link, at: datetime) -> Link | None:
+    """The link as it was at `at`: None before it was first made; invalid from the end of its period then."""
+    bounds = tuple(bound for bound in link.periods if bound <= at)
+    if not bounds:
+        return None
+    return replace(link, invalid_at=None if len(bounds) % 2 else bounds[-1], periods=bounds)
+
+
+def history_as_of(history: NoteHistory, at: datetime) -> NoteHistory | None:
+    """A note's history as it was recorded by `at` (None if the note was recorded later)."""
+    note = note_as_of(history.note, history.versions, at)
+    if note is None:
+        return None
+    return NoteHistory(
+        note,
+        tuple(v for v in history.versions if v.valid_to is not None and v.valid_to <= at),
+        tuple(e for e in history.evolutions if e.at is not None and e.at <= at),
+        tuple(s for s in history.superseded_by if s.at is not None and s.at <= at),
+    )

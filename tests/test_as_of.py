@@ -1,0 +1,220 @@
+"""Reading the memory as it stood at a moment (`as_of`, recorded time) and what held at a time (`valid_at`, valid
+time). The property test's oracle is the memory itself: after each operation of a random history, the plain reads
+(`get`, `history`) are recorded; read later `as_of` that moment, the memory must give exactly what was recorded."""
+
+from __future__ import annotations
+
+import json
+import time
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass, replace
+from datetime import datetime, timedelta, timezone
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from amem_graph import AgenticMemory, validation
+from amem_graph.bench.scripted_llm import Answer, ScriptedLLM
+from amem_graph.errors import InvalidInput, NoteNotFound
+from amem_graph.models import Note, NoteHistory
+from amem_graph.settings import Settings
+
+STORES = ("neo4j", "embedded")
+
+TEXTS = (
+    "Gina works at Door Dash as a driver.",
+    "Gina lost her driver job at Door Dash.",
+    "Gina opened a clothing store downtown.",
+    "Jon lost his banking job and wants to open a dance studio.",
+    "Jon found a place for the dance studio downtown.",
+    "Gina and Jon met downtown for coffee.",
+    "Jon's dance studio opened with a party.",
+    "Gina's store sells jackets and shoes.",
+)
+LINK_TYPES = ("RELATES_TO", "SUPPORTS", "CONTRADICTS", "ELABORATES")
+PROPOSED = ("RELATES_TO", "SUPPORTS", "CONTRADICTS", "CONTRADICTS")  # what the scripted model links by
+LINK_BUDGET = 2  # small, so that evolutions invalidate links (and a user's link makes one valid again)
+PAUSE_S = 0.003  # between an operation and the moment recorded after it: writes are stamped to the millisecond
+
+
+EVIDENCE = "Gina, Jon, job, driver, Door Dash, downtown, store, studio"  # the analyser keeps a reason that names both notes
+
+
+def answer(links: list[tuple[int, str]], update: str | None) -> Answer:
+    """The scripted model's analysis: links to candidates c1..c3, and a neighbour update of c1."""
+    body = {
+        "keywords": ["gina", "jon"], "context": "Gina and Jon's work.", "tags": ["work"],
+        "links": [{"target_id": f"c{c}", "type": kind, "reason": f"{kind.lower()}: {EVIDENCE}", "confidence": 0.95}
+                  for c, kind in links],
+        "neighbour_updates": [] if update is None else [
+            {"id": "c1", "context": update, "add_tags": [update.split()[0].lower()], "remove_tags": [],
+             "reason": f"the new note says more: {EVIDENCE}"}
+        ],
+    }
+    return Answer(json.dumps(body))
+
+
+add_op = st.tuples(
+    st.just("add"), st.integers(0, len(TEXTS) - 1), st.sampled_from([None, "s1", "s2"]),
+    st.lists(st.tuples(st.integers(1, 3), st.sampled_from(PROPOSED)), min_size=1, max_size=3, unique_by=lambda x: x[0]),
+    st.sampled_from([None, "Later news about work.", "Plans changed since."]),
+)
+update_op = st.tuples(st.just("update"), st.integers(0, 50), st.sampled_from(["tags", "content", "event_time"]))
+link_op = st.tuples(st.just("link"), st.integers(0, 50), st.integers(0, 50), st.sampled_from(LINK_TYPES))
+revert_op = st.tuples(st.just("revert"), st.integers(0, 50), st.integers(0, 50))
+operations = st.lists(st.one_of(add_op, add_op, update_op, link_op, revert_op), min_size=4, max_size=10)
+
+
+def seen(note: Note) -> dict[str, Any]:
+    """What a read of a note shows that has a history (usage counters have none)."""
+    fields = {k: v for k, v in note.to_dict().items() if k not in ("retrieval_count", "last_accessed", "links")}
+    fields["links"] = sorted((x.source_id, x.target_id, x.type, x.invalid_at) for x in note.links)
+    return fields
+
+
+def seen_history(history: NoteHistory) -> dict[str, Any]:
+    return {"note": seen(history.note), "versions": history.versions, "evolutions": [e.id for e in history.evolutions],
+            "superseded_by": history.superseded_by}
+
+
+@dataclass
+class Moment:
+    at: datetime
+    notes: dict[str, dict[str, Any]]  # id → seen_history, as the plain reads gave it then
+
+
+def run(mem: AgenticMemory, llm: ScriptedLLM, tenant: str, ops: list[tuple[Any, ...]]) -> list[Moment]:
+    ids: list[str] = []
+    moments: list[Moment] = []
+    for op in ops:
+        if op[0] == "add":
+            _, text, session, links, update = op
+            llm.script(answer(links, update))
+            note = mem.add(f"{TEXTS[text]} ({len(ids)})", tenant=tenant, session=session, speaker="Gina")
+            ids.append(note.id)
+        elif not ids:
+            continue
+        elif op[0] == "update":
+            note = mem.get(ids[op[1] % len(ids)], tenant=tenant)
+            if op[2] == "tags":
+                mem.update(note.id, tenant=tenant, tags=[*note.tags, f"t{len(note.tags)}"])
+            elif op[2] == "content":
+                mem.update(note.id, tenant=tenant, content=f"{note.content} Still true.")
+            else:
+                mem.update(note.id, tenant=tenant, event_time=datetime(2023, 5, 1 + op[1] % 20, tzinfo=timezone.utc))
+        elif op[0] == "link":
+            source, target = ids[op[1] % len(ids)], ids[op[2] % len(ids)]
+            if source != target:
+                mem.link(source, target, op[3], reason="a user said so", tenant=tenant)
+        elif op[0] == "revert":
+            note_id = ids[op[1] % len(ids)]
+            versions = mem.history(note_id, tenant=tenant).versions
+            if versions:
+                mem.revert(note_id, versions[op[2] % len(versions)].version, tenant=tenant)
+        time.sleep(PAUSE_S)
+        at = validation.now()
+        notes = {n.id: seen_history(mem.history(n.id, tenant=tenant))
+                 for n in mem.list(tenant=tenant, limit=1_000, include_superseded=True)}
+        moments.append(Moment(at, notes))
+        time.sleep(PAUSE_S)
+    return moments
+
+
+@pytest.fixture
+def budget_memory(settings: Settings, llm_memory: AgenticMemory) -> Iterator[AgenticMemory]:
+    """`llm_memory` with a link budget of LINK_BUDGET."""
+    shared = llm_memory._store if llm_memory.admin.kind == "embedded" else None
+    with AgenticMemory(replace(llm_memory.settings, link_budget=LINK_BUDGET), store=shared) as mem:
+        yield mem
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
+                                                                   HealthCheck.too_slow])
+@given(ops=operations)
+def test_reads_as_of_a_moment_give_what_the_memory_held_then(
+    llm: ScriptedLLM, budget_memory: AgenticMemory, ops: list[tuple[Any, ...]],
+) -> None:
+    mem, tenant = budget_memory, f"asof-{uuid.uuid4().hex[:8]}"
+    try:
+        moments = run(mem, llm, tenant, ops)
+        final = {n.id for n in mem.list(tenant=tenant, limit=1_000, include_superseded=True)}
+        for moment in moments:
+            for note_id in final:
+                if note_id not in moment.notes:
+                    with pytest.raises(NoteNotFound):
+                        mem.get(note_id, tenant=tenant, as_of=moment.at)
+                    continue
+                then = moment.notes[note_id]
+                assert seen(mem.get(note_id, tenant=tenant, as_of=moment.at)) == then["note"]
+                assert seen_history(mem.history(note_id, tenant=tenant, as_of=moment.at)) == then
+            # Search as of then finds only what the memory held then, as it was then.
+            for include_superseded in (False, True):
+                hits = mem.search("Gina Jon work downtown job", k=20, tenant=tenant, as_of=moment.at,
+                                  include_superseded=include_superseded)
+                for hit in hits:
+                    assert hit.note.id in moment.notes
+                    then = moment.notes[hit.note.id]["note"]
+                    assert (hit.note.content, hit.note.tags, hit.note.version) == (
+                        then["content"], tuple(then["tags"]), then["version"])
+                    assert include_superseded or then["invalid_at"] is None
+                if not include_superseded:  # every current note the memory held then is among the hits
+                    current = {i for i, h in moment.notes.items() if h["note"]["invalid_at"] is None}
+                    assert {hit.note.id for hit in hits} <= set(moment.notes) and len(hits) == min(20, len(current))
+        # As of now is the plain read.
+        now = validation.now()
+        for note_id in final:
+            assert seen(mem.get(note_id, tenant=tenant, as_of=now)) == seen(mem.get(note_id, tenant=tenant))
+            assert (seen_history(mem.history(note_id, tenant=tenant, as_of=now))
+                    == seen_history(mem.history(note_id, tenant=tenant)))
+
+        def ranked(**kw: Any) -> list[tuple[str, float, dict[str, Any]]]:
+            return [(hit.note.id, hit.score, seen(hit.note))
+                    for hit in mem.search("Gina Jon work downtown job", k=20, tenant=tenant, **kw)]
+
+        assert ranked(as_of=now) == ranked()
+    finally:
+        mem.admin.delete_tenant(tenant)
+
+
+def test_valid_time_and_recorded_time_on_one_example(llm: ScriptedLLM, llm_memory: AgenticMemory) -> None:
+    """Gina drove for Door Dash from 2022 and lost that job in March 2023; the memory learned both today."""
+    mem = llm_memory
+    llm.script(answer([], None))
+    old = mem.add("Gina works at Door Dash as a driver.", event_time="2022-01-10T00:00:00+00:00")
+    learned_old = validation.now()
+    time.sleep(PAUSE_S)
+    llm.script(answer([(1, "CONTRADICTS")], None))
+    new = mem.add("Gina lost her driver job at Door Dash.", event_time="2023-03-01T00:00:00+00:00")
+    old = mem.get(old.id)
+    assert old.valid_to == new.valid_from == datetime(2023, 3, 1, tzinfo=timezone.utc)
+    assert old.invalid_at is not None and old.invalid_at >= learned_old
+
+    query = "Gina Door Dash driver job"
+    found = lambda **kw: {hit.note.id for hit in mem.search(query, k=5, **kw)}  # noqa: E731
+    assert found() == {new.id}
+    # Valid time: in 2022 the old fact held, whatever was learned later; in 2024 only the new one.
+    assert found(valid_at="2022-06-01T00:00:00+00:00") == {old.id}
+    assert found(valid_at="2024-01-01T00:00:00+00:00") == {new.id}
+    assert found(valid_at="2021-01-01T00:00:00+00:00") == set()
+    # Recorded time: before the memory learned of the new note, the old one was current.
+    assert found(as_of=learned_old) == {old.id}
+    assert mem.get(old.id, as_of=learned_old).invalid_at is None
+    assert mem.history(old.id, as_of=learned_old).superseded_by == ()
+    with pytest.raises(NoteNotFound):
+        mem.get(new.id, as_of=learned_old)
+    with pytest.raises(NoteNotFound):
+        mem.get(old.id, as_of=learned_old - timedelta(days=1))
+
+
+def test_a_time_that_is_not_one_is_refused(memory: AgenticMemory) -> None:
+    note = memory.add("Gina works at Door Dash as a driver.")
+    for bad in ("yesterday", 12, "2024-13-01"):
+        with pytest.raises(InvalidInput, match="as_of"):
+            memory.get(note.id, as_of=bad)
+        with pytest.raises(InvalidInput, match="as_of"):
+            memory.search("Gina", as_of=bad)
+        with pytest.raises(InvalidInput, match="valid_at"):
+            memory.search("Gina", valid_at=bad)
