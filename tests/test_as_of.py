@@ -4,6 +4,7 @@ time). The property test's oracle is the memory itself: after each operation of 
 
 from __future__ import annotations
 
+import asyncio
 import json
 import time
 import uuid
@@ -15,10 +16,15 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from mcp import Client
+from typer.testing import CliRunner
 
 from amem_graph import AgenticMemory, validation
 from amem_graph.bench.scripted_llm import Answer, ScriptedLLM
+from amem_graph.cli import app
 from amem_graph.errors import InvalidInput, NoteNotFound
+from amem_graph.integrations.langchain import AmemRetriever, SearchMemoriesTool
+from amem_graph.integrations.mcp import memory_server
 from amem_graph.models import Note, NoteHistory
 from amem_graph.settings import Settings
 
@@ -218,3 +224,57 @@ def test_a_time_that_is_not_one_is_refused(memory: AgenticMemory) -> None:
             memory.search("Gina", as_of=bad)
         with pytest.raises(InvalidInput, match="valid_at"):
             memory.search("Gina", valid_at=bad)
+
+
+def test_every_interface_reads_as_of_a_moment(llm: ScriptedLLM, llm_memory: AgenticMemory, cli_env: dict[str, str]) -> None:
+    """The CLI, MCP and LangChain forms of get, history and search take the moment (and search the valid time)."""
+    mem = llm_memory
+    llm.script(answer([], None))
+    old = mem.add("Gina works at Door Dash as a driver.", event_time="2022-01-10T00:00:00+00:00")
+    time.sleep(PAUSE_S)
+    before = validation.now().isoformat()
+    time.sleep(PAUSE_S)
+    llm.script(answer([(1, "CONTRADICTS")], None))
+    new = mem.add("Gina lost her driver job at Door Dash.", event_time="2023-03-01T00:00:00+00:00")
+    query, in_2022 = "Gina Door Dash driver job", "2022-06-01T00:00:00+00:00"
+
+    def cli(*args: str) -> Any:
+        result = CliRunner().invoke(app, [*args, "-t", mem.tenant, "--json"], env=cli_env, catch_exceptions=False)
+        assert result.exit_code == 0, result.output
+        return json.loads(result.stdout)
+
+    assert {hit["note"]["id"] for hit in cli("search", query, "--as-of", before)} == {old.id}
+    assert {hit["note"]["id"] for hit in cli("search", query, "--valid-at", in_2022)} == {old.id}
+    assert {hit["note"]["id"] for hit in cli("search", query)} == {new.id}
+    assert cli("get", old.id, "--as-of", before)["invalid_at"] is None and cli("get", old.id)["invalid_at"]
+    assert cli("history", old.id, "--as-of", before)["superseded_by"] == []
+    assert cli("show", old.id)["superseded_by"]
+    missing = CliRunner().invoke(app, ["get", new.id, "-t", mem.tenant, "--as-of", before], env=cli_env)
+    assert missing.exit_code != 0 and "as of" in missing.output
+
+    async def mcp() -> None:
+        async with Client(memory_server(mem)) as client:
+            async def call(tool: str, **arguments: Any) -> dict[str, Any]:
+                result = await client.call_tool(tool, arguments)
+                assert not result.is_error, (tool, result.content)
+                return result.structured_content or {}
+
+            found = await call("search_memory", query=query, k=5, as_of=before)
+            assert {hit["note"]["id"] for hit in found["hits"]} == {old.id}
+            found = await call("search_memory", query=query, k=5, valid_at=in_2022)
+            assert {hit["note"]["id"] for hit in found["hits"]} == {old.id}
+            assert (await call("memory_context", query=query, as_of=before))["note_ids"] == [old.id]
+            assert (await call("get_memory", id=old.id, as_of=before))["note"]["invalid_at"] is None
+            assert (await call("memory_history", id=old.id, as_of=before))["superseded_by"] == []
+            refused = await client.call_tool("get_memory", {"id": new.id, "as_of": before})
+            assert refused.is_error
+
+    asyncio.run(mcp())
+
+    retriever = AmemRetriever(memory=mem, k=5)
+    assert [d.id for d in retriever.invoke(query, as_of=before)] == [old.id]
+    assert [d.id for d in AmemRetriever(memory=mem, k=5, search_kwargs={"valid_at": in_2022}).invoke(query)] == [old.id]
+    message = SearchMemoriesTool(memory=mem).invoke(
+        {"type": "tool_call", "id": "1", "name": "search_memories", "args": {"query": query, "k": 5, "as_of": before}}
+    )
+    assert [hit["note_id"] for hit in message.artifact] == [old.id]

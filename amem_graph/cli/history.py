@@ -9,7 +9,7 @@ from rich.table import Table
 
 from ..models import Evolution, NoteHistory
 from .common import console, flat, plain, print_json, short_id, text_column, user_errors, value_column
-from .notes import JsonOption, NoteIdArgument, TenantOption, by_id, full_id, memory, show_note
+from .notes import AsOfOption, JsonOption, NoteIdArgument, TenantOption, by_id, full_id, memory, show_note
 
 
 def register(app: typer.Typer) -> None:
@@ -17,27 +17,30 @@ def register(app: typer.Typer) -> None:
         app.command()(user_errors(command))
 
 
-def _history(note_id: str, tenant: str | None, as_json: bool) -> NoteHistory | None:
-    """The note's history, or None once printed as JSON."""
+def _history(note_id: str, tenant: str | None, as_of: str | None, as_json: bool) -> NoteHistory | None:
+    """The note's history (as it was recorded by `as_of`), or None once printed as JSON."""
     with memory(tenant) as mem:
-        found = by_id(mem, note_id, mem.history)
+        found = by_id(mem, note_id, lambda candidate: mem.history(candidate, as_of=as_of))
     if as_json:
         print_json(found.to_dict())
         return None
     return found
 
 
-def show(note_id: NoteIdArgument, tenant: TenantOption = None, as_json: JsonOption = False) -> None:
-    """A note with its links (and their reasons) and its versions."""
-    if (found := _history(note_id, tenant, as_json)) is None:
+def show(note_id: NoteIdArgument, tenant: TenantOption = None, as_of: AsOfOption = None,
+         as_json: JsonOption = False) -> None:
+    """A note with its links (and their reasons) and its versions (with --as-of, as they stood then)."""
+    if (found := _history(note_id, tenant, as_of, as_json)) is None:
         return
     show_note(found.note)
     _versions(found)
 
 
-def history(note_id: NoteIdArgument, tenant: TenantOption = None, as_json: JsonOption = False) -> None:
-    """A note's versions and the evolutions that triggered from it or revised it."""
-    if (found := _history(note_id, tenant, as_json)) is None:
+def history(note_id: NoteIdArgument, tenant: TenantOption = None, as_of: AsOfOption = None,
+            as_json: JsonOption = False) -> None:
+    """A note's versions and the evolutions that triggered from it or revised it (with --as-of, those
+    recorded by then)."""
+    if (found := _history(note_id, tenant, as_of, as_json)) is None:
         return
     _versions(found)
     # The time splits between date and clock, and the analyser names its model only when it has one other

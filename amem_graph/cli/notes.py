@@ -38,6 +38,8 @@ JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON instead of 
 LimitOption = Annotated[int, typer.Option(min=1, max=1000)]
 OffsetOption = Annotated[int, typer.Option(min=0)]
 SupersededOption = Annotated[bool, typer.Option(help="Include notes a newer note contradicted")]
+AsOfOption = Annotated[str | None, typer.Option(
+    "--as-of", help="Read the memory as it stood at this time (ISO-8601; recorded time)")]
 NoteIdArgument = Annotated[str, typer.Argument(help="A note id, or its first characters (as tables show it).")]
 
 SearchMode = choices("SearchMode", MODES)
@@ -125,10 +127,11 @@ def add(
         console.print(f"Added note [bold]{note.id}[/]")
 
 
-def get(note_id: NoteIdArgument, tenant: TenantOption = None, as_json: JsonOption = False) -> None:
-    """Show one note with its links."""
+def get(note_id: NoteIdArgument, tenant: TenantOption = None, as_of: AsOfOption = None,
+        as_json: JsonOption = False) -> None:
+    """Show one note with its links (with --as-of, as the memory held it then)."""
     with memory(tenant) as mem:
-        note = by_id(mem, note_id, mem.get)
+        note = by_id(mem, note_id, lambda candidate: mem.get(candidate, as_of=as_of))
     if as_json:
         print_json(note.to_dict())
         return
@@ -187,6 +190,9 @@ def search(
     speaker: Annotated[list[str] | None, typer.Option(help="Said by one of these (repeatable)")] = None,
     session: Annotated[list[str] | None, typer.Option(help="In one of these sessions (repeatable)")] = None,
     superseded: SupersededOption = False,
+    as_of: AsOfOption = None,
+    valid_at: Annotated[str | None, typer.Option(
+        help="Only notes whose facts held at this time, superseded since or not (ISO-8601; valid time)")] = None,
     context: Annotated[bool, typer.Option("--context", help="Print the hits as a prompt block")] = False,
     as_json: JsonOption = False,
 ) -> None:
@@ -195,7 +201,8 @@ def search(
     with memory(tenant) as mem:
         hits = mem.search(
             query, k=k, hops=hops, mode=mode.value, after=after, before=before, tags=tag or (),  # type: ignore[arg-type]
-            speakers=speaker or (), sessions=session or (), include_superseded=superseded,
+            speakers=speaker or (), sessions=session or (), include_superseded=superseded, as_of=as_of,
+            valid_at=valid_at,
         )
     if as_json:
         print_json([hit.to_dict() for hit in hits])

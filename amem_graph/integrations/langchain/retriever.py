@@ -50,7 +50,8 @@ class AmemRetriever(BaseRetriever):
     k: int = 4
     hops: int = 2
     mode: str = "hybrid"
-    search_kwargs: dict[str, Any] = {}  # filters passed to every search: after, before, tags, speakers, sessions
+    # passed to every search: after, before, tags, speakers, sessions, include_superseded, as_of, valid_at
+    search_kwargs: dict[str, Any] = {}
 
     def _get_relevant_documents(
         self, query: str, *, run_manager: CallbackManagerForRetrieverRun, **kwargs: Any

@@ -20,6 +20,8 @@ class SaveMemoryInput(BaseModel):
 class SearchMemoriesInput(BaseModel):
     query: str = Field(description="What to recall, as a question or a few words.")
     k: int = Field(default=5, ge=1, le=50, description="How many memories to return.")
+    as_of: str | None = Field(default=None, description=(
+        "Recall the memory as it stood at this ISO-8601 time (what was known then); omit for now."))
 
 
 class SaveMemoryTool(BaseTool):
@@ -63,9 +65,9 @@ class SearchMemoriesTool(BaseTool):
     memory: AgenticMemory
     tenant: str | None = None
 
-    def _run(self, query: str, k: int = 5, **_: Any) -> tuple[str, list[dict[str, Any]]]:
+    def _run(self, query: str, k: int = 5, as_of: str | None = None, **_: Any) -> tuple[str, list[dict[str, Any]]]:
         try:
-            hits = self.memory.search(query, k=k, tenant=self.tenant)
+            hits = self.memory.search(query, k=k, as_of=as_of, tenant=self.tenant)
         except InvalidInput as err:
             raise ToolException(str(err)) from None
         return format_context(hits), [{"content": d.page_content, **d.metadata} for d in map(hit_document, hits)]

@@ -38,6 +38,7 @@ K = Annotated[int, Field(ge=1, le=MAX_K, description="How many results")]
 Hops = Annotated[int, Field(ge=0, le=MAX_HOPS, description="Links or session steps followed from the index hits")]
 Time = Annotated[str | None, Field(description="An ISO-8601 date-time, e.g. 2023-05-08T13:56:00Z")]
 Labels = Annotated[list[str] | None, Field(description="Any of these")]
+AsOf = Annotated[str | None, Field(description="Read the memory as it stood at this ISO-8601 time (recorded time)")]
 Session = Annotated[str, Field(description="The dialogue session the turn belongs to")]
 Tenant = Annotated[str | None, Field(description="Whose memory (the server's tenant when omitted)")]
 
@@ -129,33 +130,37 @@ def memory_server(memory: AgenticMemory, *, allow_tenant_argument: bool = False)
         speakers: Labels = None,
         sessions: Labels = None,
         include_superseded: Annotated[bool, Field(description="Also facts a newer note contradicted")] = False,
+        as_of: AsOf = None,
+        valid_at: Annotated[str | None, Field(
+            description="Only facts that held at this ISO-8601 time, superseded since or not (valid time)")] = None,
         tenant: Tenant = None,
     ) -> dict[str, Any]:
         """Find the notes that best answer a query. Each hit has its score, its index scores, and for a note
         reached through the graph, the path of links (type and reason) from the hit that led to it."""
         hits = memory.search(query, k=k, hops=hops, mode=mode, after=after, before=before, tags=tags or (),
                              speakers=speakers or (), sessions=sessions or (),
-                             include_superseded=include_superseded, tenant=tenant)
+                             include_superseded=include_superseded, as_of=as_of, valid_at=valid_at, tenant=tenant)
         return {"hits": [hit.to_dict() for hit in hits]}
 
     @tool(READ)
-    def memory_context(query: Query, k: K = 5, hops: Hops = 2, tenant: Tenant = None) -> dict[str, Any]:
+    def memory_context(query: Query, k: K = 5, hops: Hops = 2, as_of: AsOf = None,
+                       tenant: Tenant = None) -> dict[str, Any]:
         """The notes search_memory finds, as one block to put in a prompt (each with its time, context and
         the link that led to it), and their ids."""
-        hits = memory.search(query, k=k, hops=hops, tenant=tenant)
+        hits = memory.search(query, k=k, hops=hops, as_of=as_of, tenant=tenant)
         return {"context": format_context(hits), "note_ids": [hit.note.id for hit in hits]}
 
     @tool(READ)
-    def get_memory(id: NoteId, tenant: Tenant = None) -> dict[str, Any]:
+    def get_memory(id: NoteId, as_of: AsOf = None, tenant: Tenant = None) -> dict[str, Any]:
         """One note with its links (both directions, with reasons) and its earlier versions."""
-        history = memory.history(id, tenant=tenant).to_dict()
+        history = memory.history(id, as_of=as_of, tenant=tenant).to_dict()
         return {"note": history["note"], "versions": history["versions"]}
 
     @tool(READ)
-    def memory_history(id: NoteId, tenant: Tenant = None) -> dict[str, Any]:
+    def memory_history(id: NoteId, as_of: AsOf = None, tenant: Tenant = None) -> dict[str, Any]:
         """A note's versions (oldest first), the evolutions that changed it or that it caused, and the newer
         notes that superseded it."""
-        return memory.history(id, tenant=tenant).to_dict()
+        return memory.history(id, as_of=as_of, tenant=tenant).to_dict()
 
     @tool(DESTROY)
     def revert_memory(id: NoteId, version: Annotated[int, Field(ge=1, description="The version to restore")],
