@@ -199,7 +199,7 @@ def test_valid_time_and_recorded_time_on_one_example(llm: ScriptedLLM, llm_memor
     assert old.invalid_at is not None and old.invalid_at >= learned_old
 
     query = "Gina Door Dash driver job"
-    found = lambda **kw: {hit.note.id for hit in mem.search(query, k=5, **kw)}  # noqa: E731
+    found = lambda **kw: {hit.note.id for hit in mem.search(query, k=5, **kw)}
     assert found() == {new.id}
     # Valid time: in 2022 the old fact held, whatever was learned later; in 2024 only the new one.
     assert found(valid_at="2022-06-01T00:00:00+00:00") == {old.id}

@@ -230,7 +230,7 @@ class EmbeddedNotes:
                 continue
             if old.props.get("invalid_at") is None:
                 began, ends = old.props.get("valid_from"), new.props.get("valid_from")
-                self.graph.set(old, invalid_at=self.now, valid_to=began if ends < began else ends)
+                self.graph.set(old, invalid_at=self.now, valid_to=max(began, ends))
             if not any(r.end == new.key for r in self.graph.relationships(old, ["SUPERSEDED_BY"])):
                 self.graph.create_rel("SUPERSEDED_BY", old, new, {"reason": reason, "at": self.now,
                                                                   "evolution_id": evolution_id})
