@@ -36,6 +36,7 @@ from .models import (
     SearchFilter,
     SearchHit,
 )
+from .retention import Retention
 from .retrieval import MODES, Mode, Retriever, Tuning, format_context
 from .settings import Settings
 from .store import MemoryStore, StoreStats, open_store
@@ -100,6 +101,7 @@ class AgenticMemory:
         self.admin = Admin(self._store, self.embedder, self.tenant)
         self.attachments = Attachments(self._store, self.embedder.dimension)
         self.entities = Entities(self._store, self.tenant, self._extractor, client)
+        self.retention = Retention(self._store, self.tenant, self.settings.tiers.heat_params())
 
     # -- writing ---------------------------------------------------------------------------------
 
@@ -375,12 +377,14 @@ class AgenticMemory:
     @operation("list")
     def list(
         self, *, tenant: str | None = None, limit: int = 50, offset: int = 0, include_superseded: bool = False,
+        include_archived: bool = False,
     ) -> list[Note]:
-        """Notes newest first: the current ones, and with `include_superseded` those a later note contradicted."""
+        """Notes newest first: the current ones, with `include_superseded` those a later note contradicted, and
+        with `include_archived` those a retention policy archived."""
         if not 1 <= limit <= MAX_K or offset < 0:
             raise InvalidInput(f"limit must be 1-{MAX_K} and offset at least 0")
         return self._store.read(self._tenant(tenant), lambda tx: tx.notes(
-            limit=limit, offset=offset, superseded=bool(include_superseded),
+            limit=limit, offset=offset, superseded=bool(include_superseded), archived=bool(include_archived),
         ))
 
     @operation("search")
@@ -398,13 +402,15 @@ class AgenticMemory:
         speakers: Sequence[str] = (),
         sessions: Sequence[str] = (),
         include_superseded: bool = False,
+        include_archived: bool = False,
         as_of: datetime | str | None = None,
         valid_at: datetime | str | None = None,
     ) -> list[SearchHit]:
         """The k notes that best answer `query`: seeds from the vector index, the fulltext index (BM25) or
         both fused, then notes up to `hops` links or session steps away from them. Each hit says why it
         was found (index scores, the path from its seed, priors). Filters: event time in [after, before),
-        any of `tags`, said by one of `speakers`, in one of `sessions`; superseded facts only when asked.
+        any of `tags`, said by one of `speakers`, in one of `sessions`; superseded facts and archived notes (see
+        `retention`) only when asked.
 
         `as_of` (recorded time) searches the memory as it stood then: the notes recorded by then, as they were
         then, over the links valid then; the indexes rank by what the notes say now. `valid_at` (valid time)
@@ -421,7 +427,7 @@ class AgenticMemory:
             after=validation.event_time(after), before=validation.event_time(before),
             tags=validation.labels(tags, "tags"), speakers=validation.labels(speakers, "speakers"),
             sessions=validation.labels(sessions, "sessions"), include_superseded=bool(include_superseded),
-            as_of=validation.event_time(as_of, "as_of"), valid_at=validation.event_time(valid_at, "valid_at"),
+            include_archived=bool(include_archived), as_of=validation.event_time(as_of, "as_of"), valid_at=validation.event_time(valid_at, "valid_at"),
         )
         if filters.after and filters.before and filters.after >= filters.before:
             raise InvalidInput(

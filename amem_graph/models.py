@@ -113,6 +113,8 @@ class Note:
     valid_from: datetime | None = None  # valid time: when what it says began to hold (its event time, else created_at)
     valid_to: datetime | None = None  # valid time: when it stopped holding (the valid_from of the note that superseded it)
     invalid_at: datetime | None = None  # recorded time: when a later note superseded it
+    archived_at: datetime | None = None  # when a retention policy archived it (out of search until restored)
+    archived_periods: tuple[datetime, ...] = ()  # bounds of the periods it was archived (see in_periods)
     analysis: AnalysisKind = "none"
     model: str | None = None
     session: str | None = None
@@ -140,6 +142,7 @@ class SearchFilter:
     speakers: tuple[str, ...] = ()  # said by one of these
     sessions: tuple[str, ...] = ()
     include_superseded: bool = False  # notes a CONTRADICTS decision invalidated
+    include_archived: bool = False  # notes a retention policy archived
     as_of: datetime | None = None
     valid_at: datetime | None = None
 
@@ -147,13 +150,18 @@ class SearchFilter:
         """The statement parameters of cypher/fragments/note_filter.cypher."""
         return {
             "after": self.after, "before": self.before, "tags": list(self.tags), "speakers": list(self.speakers),
-            "sessions": list(self.sessions), "include_invalid": self.include_superseded, "as_of": self.as_of,
-            "valid_at": self.valid_at,
+            "sessions": list(self.sessions), "include_invalid": self.include_superseded,
+            "include_archived": self.include_archived, "as_of": self.as_of, "valid_at": self.valid_at,
         }
 
     def admits(self, props: Mapping[str, Any]) -> bool:
         """cypher/fragments/note_filter.cypher over a note's properties, but for the tenant."""
         if self.as_of is not None and (props.get("created_at") is None or props["created_at"] > self.as_of):
+            return False
+        if not self.include_archived and (
+            props.get("archived_at") is not None if self.as_of is None
+            else in_periods(props.get("archived_periods") or (), self.as_of)
+        ):
             return False
         invalid_at = props.get("invalid_at")
         if self.as_of is not None and invalid_at is not None and invalid_at > self.as_of:
@@ -362,6 +370,32 @@ class NoteHistory:
 
     def to_dict(self) -> dict[str, Any]:
         return {"note": self.note.to_dict(), **_fields(self, skip=("note",))}
+
+
+@dataclass(frozen=True)
+class RetentionPolicy:
+    """What one tenant keeps searchable; a rule left None does not apply. Notes past it are archived: out of
+    search and context, kept with their links and history, restorable, removed only by erasure."""
+
+    max_notes: int | None = None  # past this many searchable notes, the coldest are archived
+    unused_days: float | None = None  # notes neither recalled nor added for this long
+    min_heat: float | None = None  # notes colder than this (heat as the tiers compute it, from a note's counters)
+
+    def to_dict(self) -> dict[str, Any]:
+        return _fields(self)
+
+
+@dataclass(frozen=True)
+class Archival:
+    """A note a retention policy archives (or would, in a dry run), and why: "unused", "cold" or "max_notes"."""
+
+    note_id: str
+    reason: str
+    heat: float
+    last_used: datetime | None  # its last recall, else when it was added
+
+    def to_dict(self) -> dict[str, Any]:
+        return _fields(self)
 
 
 # -- MemoryOS tiers: short-term pages, mid-term segments, long-term persona ------------------------

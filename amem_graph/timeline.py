@@ -2,8 +2,9 @@
 
 A note's fields at a time are those of the version that held then: each NoteVersion keeps the values a note had
 before a change, with the recorded times they held (`valid_from` to `valid_to`); after its last change, the note's
-own. A link counts from its first period bound and is valid where its periods say (`Link.valid_at`); a
-supersession counts from when it was recorded (`Note.invalid_at`, `Supersession.at`). Usage counters
+own. A link counts from its first period bound and is valid where its periods say (`Link.valid_at`), and a note
+is archived where its `archived_periods` say; a supersession counts from when it was recorded (`Note.invalid_at`,
+`Supersession.at`). Usage counters
 (`retrieval_count`, `last_accessed`) and a link's reason and confidence are the latest ones: they keep no history.
 """
 
@@ -46,7 +47,11 @@ def note_as_of(note: Note, versions: Sequence[NoteVersion], at: datetime) -> Not
         )
     if note.invalid_at is not None and note.invalid_at > at:
         note = replace(note, invalid_at=None, valid_to=None)
-    return replace(note, links=tuple(link for x in note.links if (link := link_as_of(x, at)) is not None))
+    archived = tuple(bound for bound in note.archived_periods if bound <= at)
+    return replace(
+        note, archived_periods=archived, archived_at=archived[-1] if len(archived) % 2 else None,
+        links=tuple(link for x in note.links if (link := link_as_of(x, at)) is not None),
+    )
 
 
 def link_as_of(link: Link, at: datetime) -> Link | None:

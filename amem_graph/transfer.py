@@ -19,7 +19,7 @@ FORMAT = "amem-graph-export"
 VERSION = 1
 # What an import may create: the engine's own labels and relationship types, nothing a file makes up.
 LABELS = frozenset({"Note", "NoteVersion", "Evolution", "TenantLock", "Page", "Chain", "Segment", "Persona", "Fact",
-                    "Entity", "Passage"})
+                    "Entity", "Passage", "Retention"})
 RELATIONSHIP_TYPES = LINK_TYPES | {
     "NEXT", "HAS_VERSION", "TRIGGERED_BY", "REVISED", "SUPERSEDED_BY", "HAS_PAGE", "DERIVED_FROM", "HAS_FACT",
     "MENTIONS", "ALIAS_OF", "HAS_PASSAGE",

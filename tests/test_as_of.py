@@ -71,7 +71,8 @@ add_op = st.tuples(
 update_op = st.tuples(st.just("update"), st.integers(0, 50), st.sampled_from(["tags", "content", "event_time"]))
 link_op = st.tuples(st.just("link"), st.integers(0, 50), st.integers(0, 50), st.sampled_from(LINK_TYPES))
 revert_op = st.tuples(st.just("revert"), st.integers(0, 50), st.integers(0, 50))
-operations = st.lists(st.one_of(add_op, add_op, update_op, link_op, revert_op), min_size=4, max_size=10)
+archive_op = st.tuples(st.sampled_from(["archive", "restore"]), st.integers(0, 50))
+operations = st.lists(st.one_of(add_op, add_op, update_op, link_op, revert_op, archive_op), min_size=4, max_size=10)
 
 
 def seen(note: Note) -> dict[str, Any]:
@@ -120,10 +121,14 @@ def run(mem: AgenticMemory, llm: ScriptedLLM, tenant: str, ops: list[tuple[Any, 
             versions = mem.history(note_id, tenant=tenant).versions
             if versions:
                 mem.revert(note_id, versions[op[2] % len(versions)].version, tenant=tenant)
+        elif op[0] == "archive":
+            mem.retention.archive([ids[op[1] % len(ids)]], tenant=tenant)
+        elif op[0] == "restore":
+            mem.retention.restore([ids[op[1] % len(ids)]], tenant=tenant)
         time.sleep(PAUSE_S)
         at = validation.now()
         notes = {n.id: seen_history(mem.history(n.id, tenant=tenant))
-                 for n in mem.list(tenant=tenant, limit=1_000, include_superseded=True)}
+                 for n in mem.list(tenant=tenant, limit=1_000, include_superseded=True, include_archived=True)}
         moments.append(Moment(at, notes))
         time.sleep(PAUSE_S)
     return moments
@@ -146,7 +151,7 @@ def test_reads_as_of_a_moment_give_what_the_memory_held_then(
     mem, tenant = budget_memory, f"asof-{uuid.uuid4().hex[:8]}"
     try:
         moments = run(mem, llm, tenant, ops)
-        final = {n.id for n in mem.list(tenant=tenant, limit=1_000, include_superseded=True)}
+        final = {n.id for n in mem.list(tenant=tenant, limit=1_000, include_superseded=True, include_archived=True)}
         for moment in moments:
             for note_id in final:
                 if note_id not in moment.notes:
@@ -166,8 +171,10 @@ def test_reads_as_of_a_moment_give_what_the_memory_held_then(
                     assert (hit.note.content, hit.note.tags, hit.note.version) == (
                         then["content"], tuple(then["tags"]), then["version"])
                     assert include_superseded or then["invalid_at"] is None
+                    assert then["archived_at"] is None
                 if not include_superseded:  # every current note the memory held then is among the hits
-                    current = {i for i, h in moment.notes.items() if h["note"]["invalid_at"] is None}
+                    current = {i for i, h in moment.notes.items()
+                               if h["note"]["invalid_at"] is None and h["note"]["archived_at"] is None}
                     assert {hit.note.id for hit in hits} <= set(moment.notes) and len(hits) == min(20, len(current))
         # As of now is the plain read.
         now = validation.now()

@@ -70,11 +70,14 @@ def _traces(memory: AgenticMemory, tenant: str, words: str) -> list[str]:
     return [json.dumps(r)[:200] for r in records if words in json.dumps(r, ensure_ascii=False)]
 
 
-def test_a_deleted_note_leaves_nothing_of_what_it_said(memory: AgenticMemory) -> None:
+@pytest.mark.parametrize("archived", [False, True], ids=["searchable", "archived"])
+def test_a_deleted_note_leaves_nothing_of_what_it_said(memory: AgenticMemory, archived: bool) -> None:
     turns = ["Caroline: I went to the pottery class.", f"Melanie: My secret is {SECRET} the parrot.",
              "Caroline: A blue bowl.", "Melanie: Nice bowl."]
     ids = [memory.add(t, session="s1").id for t in turns]
     memory.update(ids[0], tags=["pottery"])  # a version that holds the neighbourhood too
+    if archived:  # a retention policy's archive keeps a note's history: erasure takes it all the same
+        assert memory.retention.archive([ids[1]]) == [ids[1]]
     assert _traces(memory, memory.tenant, SECRET)
     memory.delete(ids[1])
     assert _traces(memory, memory.tenant, SECRET) == []

@@ -16,6 +16,7 @@ from . import (
     mcp,
     model,
     notes,
+    retention,
     server,
     tiers,
     transfer,
@@ -37,6 +38,7 @@ notes.register(app)
 history.register(app)
 tiers.register(app)
 entities.register(app)
+retention.register(app)
 app.command()(user_errors(browser.browser))
 transfer.register(app)
 app.command()(user_errors(ingest.ingest))

@@ -38,6 +38,7 @@ JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON instead of 
 LimitOption = Annotated[int, typer.Option(min=1, max=1000)]
 OffsetOption = Annotated[int, typer.Option(min=0)]
 SupersededOption = Annotated[bool, typer.Option(help="Include notes a newer note contradicted")]
+ArchivedOption = Annotated[bool, typer.Option(help="Include notes a retention policy archived")]
 AsOfOption = Annotated[str | None, typer.Option(
     "--as-of", help="Read the memory as it stood at this time (ISO-8601; recorded time)")]
 NoteIdArgument = Annotated[str, typer.Argument(help="A note id, or its first characters (as tables show it).")]
@@ -78,7 +79,7 @@ def _only_id_starting_with(mem: AgenticMemory, prefix: str, missing: NoteNotFoun
     # A scan of the tenant, but only after the exact lookup failed: a full id never pays for it.
     found: list[str] = []
     offset = 0
-    while page := mem.list(limit=MAX_K, offset=offset, include_superseded=True):
+    while page := mem.list(limit=MAX_K, offset=offset, include_superseded=True, include_archived=True):
         found += [note.id for note in page if note.id.startswith(prefix)]
         offset += len(page)
     if len(found) == 1:
@@ -140,11 +141,11 @@ def get(note_id: NoteIdArgument, tenant: TenantOption = None, as_of: AsOfOption 
 
 def list_notes(
     tenant: TenantOption = None, limit: LimitOption = 20, offset: OffsetOption = 0,
-    superseded: SupersededOption = False, as_json: JsonOption = False,
+    superseded: SupersededOption = False, archived: ArchivedOption = False, as_json: JsonOption = False,
 ) -> None:
     """List the current notes, newest first."""
     with memory(tenant) as mem:
-        notes = mem.list(limit=limit, offset=offset, include_superseded=superseded)
+        notes = mem.list(limit=limit, offset=offset, include_superseded=superseded, include_archived=archived)
     if as_json:
         print_json([n.to_dict() for n in notes])
         return
@@ -190,6 +191,7 @@ def search(
     speaker: Annotated[list[str] | None, typer.Option(help="Said by one of these (repeatable)")] = None,
     session: Annotated[list[str] | None, typer.Option(help="In one of these sessions (repeatable)")] = None,
     superseded: SupersededOption = False,
+    archived: ArchivedOption = False,
     as_of: AsOfOption = None,
     valid_at: Annotated[str | None, typer.Option(
         help="Only notes whose facts held at this time, superseded since or not (ISO-8601; valid time)")] = None,
@@ -201,7 +203,8 @@ def search(
     with memory(tenant) as mem:
         hits = mem.search(
             query, k=k, hops=hops, mode=mode.value, after=after, before=before, tags=tag or (),  # type: ignore[arg-type]
-            speakers=speaker or (), sessions=session or (), include_superseded=superseded, as_of=as_of,
+            speakers=speaker or (), sessions=session or (), include_superseded=superseded,
+            include_archived=archived, as_of=as_of,
             valid_at=valid_at,
         )
     if as_json:

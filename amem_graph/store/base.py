@@ -22,14 +22,16 @@ from ..models import (
     Note,
     NoteVersion,
     Page,
+    RetentionPolicy,
     SearchFilter,
     Segment,
     Step,
     Supersession,
 )
 
-SCHEMA_VERSION = 7  # 2: tenant locks, Evolution nodes; 3: sessions, speakers, neighbourhood; 4: MemoryOS tiers;
-# 5: store keys (the LangGraph store); 6: entities; 7: passages, the names speakers are called by
+SCHEMA_VERSION = 8  # 2: tenant locks, Evolution nodes; 3: sessions, speakers, neighbourhood; 4: MemoryOS tiers;
+# 5: store keys (the LangGraph store); 6: entities; 7: passages, the names speakers are called by; 8: link periods,
+# the end of a note's valid time, archived notes, retention policies
 
 
 @dataclass(frozen=True)
@@ -72,6 +74,17 @@ class EvolutionRecord:
     revised: tuple[tuple[str, int], ...]  # (note id, version kept)
 
 
+@dataclass(frozen=True)
+class NoteUsage:
+    """What a retention policy weighs of one searchable note."""
+
+    id: str
+    created_at: datetime | None
+    last_accessed: datetime | None
+    recalls: int  # retrieval_count
+    links: int  # valid links, either direction
+
+
 EVERY = 2**62  # the default limit: every row
 
 Counted = Literal["Note", "Segment", "Fact"]  # what `count_use` counts
@@ -91,13 +104,14 @@ class NoteTx(Protocol):
     def notes(
         self, *, ids: Sequence[str] | None = None, keys: Sequence[tuple[str, str]] | None = None,
         session: str | None = None, analyses: Sequence[str] | None = None, limit: int = EVERY, offset: int = 0,
-        links: bool = False, with_embedding: bool = False, superseded: bool = True,
+        links: bool = False, with_embedding: bool = False, superseded: bool = True, archived: bool = True,
     ) -> list[Note]:
         """Notes by one selector (an empty one selects nothing): `ids`, those that exist in the order asked,
         with their links to and from other notes (valid or not) if `links` and their vectors if
         `with_embedding`; `keys` ((source, content hash), source '' for none), the notes holding these
         identities; a `session`'s last `limit`, oldest first; valid notes whose analysis is one of `analyses`,
-        oldest first; or with none, newest first (`superseded`: notes a later one contradicted too)."""
+        oldest first; or with none, newest first (`superseded`: notes a later one contradicted too;
+        `archived`: archived notes too)."""
 
     def revise(self, revisions: Sequence[NoteRevision], evolution_id: str | None) -> list[tuple[str, int]]:
         """Apply each revision, keeping the note as it was as a NoteVersion; returns (id, version kept)."""
@@ -121,6 +135,19 @@ class NoteTx(Protocol):
         """Each link (by source, target and type) invalid from now, with `reason`; never deleted."""
 
     def record_evolution(self, record: EvolutionRecord) -> None: ...
+
+    def archive(self, note_ids: Sequence[str], archive: bool = True) -> list[str]:
+        """Archive these notes (or with `archive` False, restore them), stamped now: only their `archived_at` and
+        `archived_periods` change. Returns the ids that changed state."""
+
+    def usage(self) -> list[NoteUsage]:
+        """Every searchable (not archived) note's usage, by id."""
+
+    def retention(self) -> RetentionPolicy | None:
+        """The tenant's retention policy, if one is set."""
+
+    def set_retention(self, policy: RetentionPolicy) -> None:
+        """Set the tenant's retention policy (one with no rule clears it)."""
 
     def versions(self, note_ids: Sequence[str]) -> dict[str, list[NoteVersion]]:
         """The kept versions of each of these notes that has any, oldest first."""
@@ -395,7 +422,7 @@ class AttachmentTx(Protocol):
         """By one selector (none, or an empty one, selects nothing; `limit` after `offset` for each): the notes among `ids` that carry an attachment (of any adapter), in the order
         asked; every note of a `session` in session order, with its attachment if it has one (kind None if
         not); or with `keyed`, store items, the most recently put first (those a later note contradicted only
-        with `superseded`)."""
+        with `superseded`; archived ones never)."""
 
     def attached_search(
         self, kind: AttachmentKind, vector: Sequence[float], k: int, *, external: bool, plain: bool = False,
@@ -403,7 +430,7 @@ class AttachmentTx(Protocol):
     ) -> list[Attached]:
         """Exact cosine: the k nearest `kind` notes by their external vectors (`external`, same dimension)
         or by the engine's (then with `plain`, notes no adapter owns too); with `superseded`, notes a later one
-        contradicted too (the store's readers all take them unless told; the engine decides)."""
+        contradicted too (the store's readers all take them unless told; the engine decides); archived notes never."""
 
 
 class AttachmentStore(Protocol):

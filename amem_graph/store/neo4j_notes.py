@@ -19,11 +19,12 @@ from ..models import (
     Link,
     Note,
     NoteVersion,
+    RetentionPolicy,
     SearchFilter,
     Step,
     Supersession,
 )
-from .base import EVERY, Counted, EvolutionRecord, NoteRevision, Updated
+from .base import EVERY, Counted, EvolutionRecord, NoteRevision, NoteUsage, Updated
 from .lucene import lucene_query
 from .records import (
     brief_note,
@@ -105,7 +106,7 @@ class Neo4jNotes:
     def notes(
         self, *, ids: Sequence[str] | None = None, keys: Sequence[tuple[str, str]] | None = None,
         session: str | None = None, analyses: Sequence[str] | None = None, limit: int = EVERY, offset: int = 0,
-        links: bool = False, with_embedding: bool = False, superseded: bool = True,
+        links: bool = False, with_embedding: bool = False, superseded: bool = True, archived: bool = True,
     ) -> list[Note]:
         if ids is not None:
             rows = self._each("note/get", "ids", list(ids), links=links, link_types=sorted(LINK_TYPES),
@@ -117,7 +118,7 @@ class Neo4jNotes:
         elif analyses is not None:
             rows = self._each("note/by_analysis", "kinds", list(analyses), limit=limit)
         else:
-            rows = self.run("note/list", limit=limit, offset=offset, superseded=superseded)
+            rows = self.run("note/list", limit=limit, offset=offset, superseded=superseded, archived=archived)
         return [note_from_record(r["note"], r.get("links") or (), r.get("embedding")) for r in rows]
 
     def revise(self, revisions: Sequence[NoteRevision], evolution_id: str | None) -> list[tuple[str, int]]:
@@ -163,6 +164,20 @@ class Neo4jNotes:
             prompt_tokens=record.prompt_tokens, completion_tokens=record.completion_tokens,
             revised=[{"note_id": note_id, "version": version} for note_id, version in record.revised],
         )
+
+    def archive(self, note_ids: Sequence[str], archive: bool = True) -> list[str]:
+        return [r["id"] for r in self.run("note/archive", ids=list(note_ids), archive=archive)]
+
+    def usage(self) -> list[NoteUsage]:
+        return [NoteUsage(r["id"], time_of(r["created_at"]), time_of(r["last_accessed"]), r["recalls"], r["links"])
+                for r in self.run("note/usage", link_types=sorted(LINK_TYPES))]
+
+    def retention(self) -> RetentionPolicy | None:
+        rows = self.run("tenant/retention")
+        return RetentionPolicy(**rows[0].data()) if rows else None
+
+    def set_retention(self, policy: RetentionPolicy) -> None:
+        self.run("tenant/set_retention", **policy.to_dict())
 
     def versions(self, note_ids: Sequence[str]) -> dict[str, list[NoteVersion]]:
         kept: dict[str, list[NoteVersion]] = {}

@@ -1,5 +1,6 @@
 """MemoryOS heat, the one place it is computed: a segment's counters and how long ago it was touched decide
-how hot it is now, which segments are promoted, and which are archived past the capacity."""
+how hot it is now, which segments are promoted, and which are archived past the capacity; a note's, which notes
+a retention policy archives."""
 
 from __future__ import annotations
 
@@ -12,12 +13,16 @@ from ..models import Segment
 
 
 def heat(segment: Segment, params: Mapping[str, float], now: datetime) -> float:
-    """alpha·visits + beta·interaction_len + gamma·exp(−Δt/mu), Δt in seconds since the segment was last
-    touched (never negative). Computed when read, so a segment nobody touches cools."""
-    last = segment.last_access
+    """A segment's heat: its visits, the pages joined since its last promotion, and when it was last touched.
+    Computed when read, so a segment nobody touches cools."""
+    return heat_of(segment.visits, segment.interaction_len, segment.last_access, params, now)
+
+
+def heat_of(visits: float, interaction: float, last: datetime | None, params: Mapping[str, float], now: datetime) -> float:
+    """alpha·visits + beta·interaction + gamma·exp(−Δt/mu), Δt in seconds since `last` (never negative). A note
+    weighs its recalls and its valid links (retention.py) as a segment its visits and pages."""
     age = (now - last).total_seconds() if last is not None and now > last else 0.0
-    return (params["alpha"] * segment.visits + params["beta"] * segment.interaction_len
-            + params["gamma"] * math.exp(-age / params["mu"]))
+    return params["alpha"] * visits + params["beta"] * interaction + params["gamma"] * math.exp(-age / params["mu"])
 
 
 def heated(

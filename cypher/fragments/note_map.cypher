@@ -4,4 +4,5 @@
 node {.*, embedding: null, external_vector: null, attached: null, event_time: node.event_time.epochMillis, created_at: node.created_at.epochMillis,
       updated_at: node.updated_at.epochMillis, last_accessed: node.last_accessed.epochMillis,
       valid_from: node.valid_from.epochMillis, valid_to: node.valid_to.epochMillis,
-      invalid_at: node.invalid_at.epochMillis}
+      invalid_at: node.invalid_at.epochMillis, archived_at: node.archived_at.epochMillis,
+      archived_periods: [bound IN coalesce(node.archived_periods, []) | bound.epochMillis]}

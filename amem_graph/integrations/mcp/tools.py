@@ -19,6 +19,7 @@ from pydantic import BaseModel, Field
 from ...api import MAX_K, AgenticMemory
 from ...errors import AmemError
 from ...models import MAX_HOPS, FactKind, NoteInput
+from ...retention import policy_of
 from ...retrieval import Mode, format_context
 
 NAME = "amem-graph"
@@ -38,6 +39,9 @@ K = Annotated[int, Field(ge=1, le=MAX_K, description="How many results")]
 Hops = Annotated[int, Field(ge=0, le=MAX_HOPS, description="Links or session steps followed from the index hits")]
 Time = Annotated[str | None, Field(description="An ISO-8601 date-time, e.g. 2023-05-08T13:56:00Z")]
 Labels = Annotated[list[str] | None, Field(description="Any of these")]
+MaxNotes = Annotated[int | None, Field(ge=1, description="Keep at most this many notes searchable")]
+UnusedDays = Annotated[float | None, Field(gt=0, description="Archive notes neither recalled nor added for this many days")]
+MinHeat = Annotated[float | None, Field(ge=0, description="Archive notes colder than this heat")]
 AsOf = Annotated[str | None, Field(description="Read the memory as it stood at this ISO-8601 time (recorded time)")]
 Session = Annotated[str, Field(description="The dialogue session the turn belongs to")]
 Tenant = Annotated[str | None, Field(description="Whose memory (the server's tenant when omitted)")]
@@ -208,6 +212,28 @@ def memory_server(memory: AgenticMemory, *, allow_tenant_argument: bool = False)
                tenant: Tenant = None) -> dict[str, Any]:
         """An entity, the notes that mention it (in time order) and the entities mentioned beside it most."""
         return memory.entities.profile(name, tenant=tenant).to_dict()
+
+    @tool(READ)
+    def retention_plan(max_notes: MaxNotes = None, unused_days: UnusedDays = None, min_heat: MinHeat = None,
+                       tenant: Tenant = None) -> dict[str, Any]:
+        """The dry run of a retention policy (these rules, else the tenant's own): which notes it would archive
+        now, and why. Archives nothing."""
+        policy = policy_of(max_notes, unused_days, min_heat)
+        return {"archive": [a.to_dict() for a in memory.retention.plan(policy, tenant=tenant)]}
+
+    @tool(WRITE)
+    def retention_run(max_notes: MaxNotes = None, unused_days: UnusedDays = None, min_heat: MinHeat = None,
+                      tenant: Tenant = None) -> dict[str, Any]:
+        """Archive what retention_plan names: those notes leave search and context, keep their links and
+        history, and come back with restore_memory."""
+        policy = policy_of(max_notes, unused_days, min_heat)
+        return {"archived": [a.to_dict() for a in memory.retention.run(policy, tenant=tenant)]}
+
+    @tool(WRITE)
+    def restore_memory(ids: Annotated[list[str], Field(description="Ids of archived notes")],
+                       tenant: Tenant = None) -> dict[str, Any]:
+        """Bring archived notes back into search, with their links and history."""
+        return {"restored": memory.retention.restore(ids, tenant=tenant)}
 
     @server.resource("amem://note/{id}", name="note", mime_type="application/json",
                      description="A note of the server's tenant, with its links")

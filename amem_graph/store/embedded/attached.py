@@ -55,7 +55,7 @@ class EmbeddedAttached:
         elif keyed:
             nodes = [n for n in self.graph.labelled("Note", self.tenant)
                      if n.props.get("store_key") is not None and n.props.get("attached_by") == "item"
-                     and (superseded or n.props.get("invalid_at") is None)]
+                     and (superseded or n.props.get("invalid_at") is None) and n.props.get("archived_at") is None]
             nodes.sort(key=lambda n: n.props["store_key"])
             nodes.sort(key=lambda n: n.props["attached_at"], reverse=True)
         else:
@@ -73,7 +73,7 @@ class EmbeddedAttached:
             owner = node.props.get("attached_by")
             if not (owner == kind or (plain and not external and owner is None)):
                 continue
-            if not superseded and node.props.get("invalid_at") is not None:
+            if (not superseded and node.props.get("invalid_at") is not None) or node.props.get("archived_at") is not None:
                 continue
             stored = node.props.get("external_vector" if external else "embedding")
             if stored is None or len(stored) != len(query):

@@ -18,7 +18,7 @@ UNIQUE: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("Note", ("id",)), ("Note", ("tenant", "source", "content_hash")), ("Evolution", ("id",)),
     ("TenantLock", ("tenant",)), ("AmemSchema", ("name",)), ("Page", ("id",)), ("Chain", ("id",)),
     ("Segment", ("id",)), ("Persona", ("tenant",)), ("Fact", ("id",)), ("Entity", ("tenant", "key")),
-    ("Passage", ("id",)),
+    ("Passage", ("id",)), ("Retention", ("tenant",)),
 )
 
 SESSION_KEYS = {"Note": "session", "Page": "session_id"}  # what `in_session` finds nodes by

@@ -19,12 +19,13 @@ from ...models import (
     Link,
     Note,
     NoteVersion,
+    RetentionPolicy,
     SearchFilter,
     Step,
     Supersession,
     in_periods,
 )
-from ..base import EVERY, Counted, EvolutionRecord, NoteRevision, Updated
+from ..base import EVERY, Counted, EvolutionRecord, NoteRevision, NoteUsage, Updated
 from ..lucene import TEXT_FIELDS, check_fields, query_words
 from ..records import evolution_from_record, link_periods, version_from_record
 from .graph import ConstraintViolation, Node, Rel
@@ -103,7 +104,7 @@ class EmbeddedNotes:
     def notes(
         self, *, ids: Sequence[str] | None = None, keys: Sequence[tuple[str, str]] | None = None,
         session: str | None = None, analyses: Sequence[str] | None = None, limit: int = EVERY, offset: int = 0,
-        links: bool = False, with_embedding: bool = False, superseded: bool = True,
+        links: bool = False, with_embedding: bool = False, superseded: bool = True, archived: bool = True,
     ) -> list[Note]:
         """cypher/note/get, existing, session_tail, by_analysis and list.cypher."""
         if ids is not None:
@@ -121,7 +122,8 @@ class EmbeddedNotes:
             nodes = sorted(nodes, key=lambda n: (n.props["created_at"], n.props["id"]))[:limit]
         else:
             nodes = sorted((n for n in self.graph.labelled("Note", self.tenant)
-                            if superseded or n.props.get("invalid_at") is None), key=lambda n: n.props["id"])
+                            if (superseded or n.props.get("invalid_at") is None)
+                            and (archived or n.props.get("archived_at") is None)), key=lambda n: n.props["id"])
             nodes.sort(key=lambda n: n.props["created_at"], reverse=True)
             nodes = nodes[offset: offset + limit]
         return [self._store.to_note(n) for n in nodes]
@@ -262,6 +264,48 @@ class EmbeddedNotes:
             for rel in self.graph.relationships(note, ["HAS_VERSION"]) if note else ():
                 if self.graph.nodes[rel.end].props.get("version") == version:
                     self.graph.create_rel("REVISED", evolution, self.graph.nodes[rel.end])
+
+    def archive(self, note_ids: Sequence[str], archive: bool = True) -> list[str]:
+        """cypher/note/archive.cypher."""
+        changed = []
+        for note_id in note_ids:
+            node = self._note(note_id)
+            if node is not None and (node.props.get("archived_at") is None) == archive:
+                self.graph.set(node, archived_periods=[*(node.props.get("archived_periods") or ()), self.now],
+                               archived_at=self.now if archive else None)
+                changed.append(note_id)
+        return changed
+
+    def usage(self) -> list[NoteUsage]:
+        """cypher/note/usage.cypher."""
+        graph = self.graph
+        nodes = sorted((n for n in graph.labelled("Note", self.tenant) if n.props.get("archived_at") is None),
+                       key=lambda n: n.props["id"])
+        return [NoteUsage(
+            n.props["id"], n.props.get("created_at"), n.props.get("last_accessed"), n.props.get("retrieval_count", 0),
+            sum(1 for r in graph.relationships(n, LINK_TYPES, "both")
+                if r.props.get("invalid_at") is None and "Note" in graph.other(r, n).labels),
+        ) for n in nodes]
+
+    def retention(self) -> RetentionPolicy | None:
+        """cypher/tenant/retention.cypher."""
+        node = self.graph.unique("Retention", tenant=self.tenant)
+        if node is None:
+            return None
+        return RetentionPolicy(**{k: node.props.get(k) for k in ("max_notes", "unused_days", "min_heat")})
+
+    def set_retention(self, policy: RetentionPolicy) -> None:
+        """cypher/tenant/set_retention.cypher."""
+        node = self.graph.unique("Retention", tenant=self.tenant)
+        if policy == RetentionPolicy():
+            if node is not None:
+                self.graph.delete_node(node)
+            return
+        values = {**policy.to_dict(), "set_at": self.now}
+        if node is None:
+            self.graph.create_node(["Retention"], {"tenant": self.tenant, **values})
+        else:
+            self.graph.set(node, **values)
 
     def _kept(self, node: Node) -> list[Node]:
         return sorted((self.graph.nodes[r.end] for r in self.graph.relationships(node, ["HAS_VERSION"])),
