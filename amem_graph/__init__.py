@@ -11,7 +11,7 @@ from .errors import (
     StoreError,
     StoreUnavailable,
 )
-from .models import LINK_TYPES, Entity, Link, Note, NoteInput, SearchHit
+from .models import LINK_TYPES, Archival, Entity, Link, Note, NoteInput, RetentionPolicy, SearchHit
 from .settings import Settings
 from .tuning import Tuning
 
@@ -19,6 +19,7 @@ __all__ = [
     "LINK_TYPES",
     "AgenticMemory",
     "AmemError",
+    "Archival",
     "Entity",
     "EntityNotFound",
     "InvalidInput",
@@ -26,6 +27,7 @@ __all__ = [
     "Note",
     "NoteInput",
     "NoteNotFound",
+    "RetentionPolicy",
     "SchemaMismatch",
     "SearchHit",
     "ServerError",

@@ -20,7 +20,7 @@ from amem_graph.bench.scripted_llm import ScriptedLLM
 ROOT = Path(__file__).resolve().parent.parent
 README = ROOT / "README.md"
 FENCE = re.compile(r"^```([^\n]*)\n(.*?)^```", re.MULTILINE | re.DOTALL)
-TENANTS = ("alice", "users.alice", "readme-demo", "notebook-demo")
+TENANTS = ("alice", "users.alice", "readme-demo", "notebook-demo", "time-demo")
 
 
 def pages() -> list[Path]:
