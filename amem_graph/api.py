@@ -372,6 +372,27 @@ class AgenticMemory:
             raise NoteNotFound(f"cannot link {link.source_id!r} to {link.target_id!r}: both must be notes of {tenant!r}")
         return made[0]
 
+    @operation("supersede")
+    def supersede(self, older_id: str, newer_id: str, *, reason: str, tenant: str | None = None) -> Note:
+        """Say that `newer_id` replaces what `older_id` said (a user's correction, or a label of the data): the
+        older note is superseded from now, its valid time ends where the newer's begins, and the newer links
+        to it by CONTRADICTS with `reason`, as when the analyser decides it. Returns the older note."""
+        link = Link(validation.note_id(newer_id), validation.note_id(older_id), "CONTRADICTS",
+                    reason=validation.text(reason, "reason", 2_000), confidence=1.0)
+        if link.source_id == link.target_id:
+            raise InvalidInput("a note cannot supersede itself")
+        tenant = self._tenant(tenant)
+
+        def work(tx: Tx) -> bool:
+            if not tx.link([link], None):
+                return False
+            tx.supersede([(link.target_id, link.source_id, link.reason)], None)
+            return True
+
+        if not self._store.write(tenant, work):
+            raise NoteNotFound(f"cannot supersede {older_id!r} by {newer_id!r}: both must be notes of {tenant!r}")
+        return self.get(older_id, tenant=tenant)
+
     # -- reading ---------------------------------------------------------------------------------
 
     @operation("list")

@@ -285,3 +285,19 @@ def test_every_interface_reads_as_of_a_moment(llm: ScriptedLLM, llm_memory: Agen
         {"type": "tool_call", "id": "1", "name": "search_memories", "args": {"query": query, "k": 5, "as_of": before}}
     )
     assert [hit["note_id"] for hit in message.artifact] == [old.id]
+
+
+def test_a_user_supersedes_a_note_by_hand(memory: AgenticMemory) -> None:
+    old = memory.add("Gina works at Door Dash as a driver.", event_time="2022-01-10T00:00:00+00:00")
+    new = memory.add("Gina now runs her own clothing store.", event_time="2023-03-01T00:00:00+00:00")
+    for bad in ((old.id, old.id), (old.id, "no-such-note"), ("no-such-note", new.id)):
+        with pytest.raises((InvalidInput, NoteNotFound)):
+            memory.supersede(*bad, reason="Gina changed jobs")
+    assert memory.get(old.id).invalid_at is None  # a refused call changes nothing
+    with pytest.raises(InvalidInput):
+        memory.supersede(old.id, new.id, reason="")
+    superseded = memory.supersede(old.id, new.id, reason="Gina changed jobs")
+    assert superseded.invalid_at is not None and superseded.valid_to == new.valid_from
+    assert [(s.newer_id, s.reason) for s in memory.history(old.id).superseded_by] == [(new.id, "Gina changed jobs")]
+    assert any(link.type == "CONTRADICTS" and link.source_id == new.id for link in memory.get(old.id).links)
+    assert old.id not in {hit.note.id for hit in memory.search("Where does Gina work?", k=5)}

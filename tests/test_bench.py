@@ -235,3 +235,32 @@ def test_bench_mcp_times_each_transport_beside_in_process(cli_env: dict[str, str
     assert all(data["ratio_to_in_process"][p][op]["p50"] > 0 for p in ("stdio", "http") for op in ("add", "search"))
     with AgenticMemory(settings) as memory:  # its tenants are gone
         assert not {t for t in memory.admin.tenants() if t.startswith("bench-mcp-")} - before
+
+
+def test_bench_time_supersedes_by_the_datas_labels_and_reads_as_of(cli_env: dict[str, str], tmp_path) -> None:
+    """A BEAM-style chat in LoCoMo's layout: the later message of an update question supersedes the earlier one."""
+    turns = ["My API answers in about 900ms.", "Caching is next on my list.", "The API answers in 250ms now, cached.",
+             "I also renamed the repository."]
+    chat = {"sample_id": "1", "conversation": {
+        "session_1_date_time": "12:00 pm on 1 May, 2024",
+        "session_1": [{"speaker": "user", "dia_id": f"D1:{i}", "text": text} for i, text in enumerate(turns, start=1)],
+    }, "qa": [{"question": "How fast does my API answer?", "answer": "250ms", "evidence": ["D1:3", "D1:1"],
+               "category": 3, "beam_type": "knowledge_update"},
+              {"question": "What did I rename?", "answer": "the repository", "evidence": ["D1:4"], "category": 3,
+               "beam_type": "knowledge_update"}]}
+    data = tmp_path / "beam.json"
+    data.write_text(json.dumps([chat]))
+    result = CliRunner().invoke(app, ["bench", "time", "--data", str(data), "--people", "3", "--moves", "3"],
+                                env=cli_env, catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    out = json.loads(result.stdout)
+    update = out["beam"]["knowledge_update"]
+    assert update["questions"] == 1 and out["beam"]["dropped"] == {"update questions naming one message": 1}
+    assert update["current_above_stale"] == 100.0 and update["stale_found"] == 0.0  # superseded: out by default
+    assert update["earlier_found_without_supersession"] == 100.0
+    assert update["as_of_earlier_found"] == 100.0 and update["as_of_later_absent"] == 100.0
+    generated = out["generated"]
+    assert generated["people"] == 3 and generated["current_first"] == 100.0 and generated["stale_found"] == 0.0
+    assert generated["as_of_held_first"] == generated["as_of_later_absent"] == generated["valid_at_held_first"] == 100.0
+    assert out["search_ms"]["plain"]["n"] == 4 and out["search_ms"]["as_of"]["n"] == 10
+    assert out["search_ms"]["valid_at"]["n"] == 9

@@ -21,6 +21,7 @@ from ..bench import locomo as locomo_data
 from ..bench import locomo_recall
 from ..bench import mcp as mcp_bench
 from ..bench import scale as scale_bench
+from ..bench import timeline
 from ..bench.cold import cold_then_warm
 from ..errors import InvalidInput
 from ..models import MAX_HOPS
@@ -262,6 +263,26 @@ def llm_cost(
     else:
         bench = llm_cost_bench.run if mode == "notes" else llm_cost_bench.run_tiers
         result = bench(settings, data, conversation=conversation, limit=limit, keep=keep, llm=llm.value)
+    print_json(result, also_to=json_out)
+
+
+@app.command("time")
+@user_errors
+def time_(
+    data: Annotated[Path | None, typer.Option(
+        help="BEAM in LoCoMo's layout, e.g. ../shared/data/beam/beam-dev.json: its update questions")] = None,
+    people: Annotated[int, typer.Option(min=1, max=20, help="People in the generated history")] = 20,
+    moves: Annotated[int, typer.Option(min=2, max=16, help="Moves of each, each superseding the last")] = 4,
+    prefix: Annotated[str, typer.Option(help="Tenant name prefix")] = "time-",
+    keep: Annotated[bool, typer.Option(help="Keep the benchmark tenants instead of deleting them")] = False,
+    json_out: JsonOutOption = None,
+    store: StoreOption = None,
+) -> None:
+    """The current fact above the stale one by default, and as of an earlier moment the fact that held then: on
+    BEAM's update questions (the data's labels supersede) and a generated history; search p50/p95 plain, with
+    --as-of and with --valid-at, in the same run."""
+    result = _on_stores(store, lambda mem: timeline.run(mem, data, prefix=prefix, people=people, moves=moves,
+                                                        keep=keep))
     print_json(result, also_to=json_out)
 
 

@@ -128,8 +128,9 @@ class NoteTx(Protocol):
     def link(self, links: Sequence[Link], evolution_id: str | None) -> list[Link]:
         """Each link between two notes of the tenant, created once and then updated (and valid again)."""
 
-    def supersede(self, pairs: Sequence[tuple[str, str, str]], evolution_id: str) -> None:
-        """(older id, newer id, reason): the older note is invalidated and points at the newer one."""
+    def supersede(self, pairs: Sequence[tuple[str, str, str]], evolution_id: str | None) -> None:
+        """(older id, newer id, reason): the older note is invalidated and points at the newer one (its valid time
+        ends where the newer's begins)."""
 
     def invalidate_links(self, links: Sequence[Link], reason: str, evolution_id: str) -> None:
         """Each link (by source, target and type) invalid from now, with `reason`; never deleted."""

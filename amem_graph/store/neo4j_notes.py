@@ -149,7 +149,7 @@ class Neo4jNotes:
         made = self._each("link/create", "rows", [_link_row(link) for link in links], evolution_id=evolution_id)
         return [link_from_record(r.data()) for r in made]
 
-    def supersede(self, pairs: Sequence[tuple[str, str, str]], evolution_id: str) -> None:
+    def supersede(self, pairs: Sequence[tuple[str, str, str]], evolution_id: str | None) -> None:
         rows = [{"old_id": old, "new_id": new, "reason": reason} for old, new, reason in pairs]
         self._each("evolution/supersede", "contradictions", rows, evolution_id=evolution_id)
 

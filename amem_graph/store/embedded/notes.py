@@ -224,7 +224,7 @@ class EmbeddedNotes:
                              float(rel.props.get("confidence", 1.0)), rel.props.get("created_at"), None, tuple(periods)))
         return made
 
-    def supersede(self, pairs: Sequence[tuple[str, str, str]], evolution_id: str) -> None:
+    def supersede(self, pairs: Sequence[tuple[str, str, str]], evolution_id: str | None) -> None:
         """cypher/evolution/supersede.cypher."""
         for old_id, new_id, reason in pairs:
             old, new = self._note(old_id), self._note(new_id)
