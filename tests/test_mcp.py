@@ -31,7 +31,8 @@ from .sockets import Cuttable, listening
 STORES = ("neo4j", "embedded")
 AMEM = str(Path(sys.executable).parent / "amem-graph")
 TOOLS = {"add_memory", "search_memory", "memory_context", "get_memory", "memory_history", "revert_memory",
-         "delete_memory", "add_turn", "dialogue_context", "persona", "entity", "import_memories"}
+         "delete_memory", "add_turn", "dialogue_context", "persona", "entity", "import_memories", "retention_plan",
+         "retention_run", "restore_memory"}
 NOTES = ["Alice adopted a beagle named Max in May 2023.",
          "Max the beagle loves the park near Alice's house.",
          "Alice takes Max to the park every Sunday morning."]

@@ -77,22 +77,23 @@ def run(
 
 def archive(note_ids: IdsArgument, tenant: TenantOption = None, as_json: JsonOption = False) -> None:
     """Archive these notes whatever the policy."""
-    with memory(tenant) as mem:
-        changed = mem.retention.archive([full_id(mem, given) for given in note_ids])
-    if as_json:
-        print_json({"archived": changed})
-    else:
-        console.print(f"Archived {len(changed)} note(s).")
+    _set(note_ids, tenant, as_json, archive=True)
 
 
 def restore(note_ids: IdsArgument, tenant: TenantOption = None, as_json: JsonOption = False) -> None:
     """Bring archived notes back into search, with their links and history."""
+    _set(note_ids, tenant, as_json, archive=False)
+
+
+def _set(note_ids: list[str], tenant: str | None, as_json: bool, *, archive: bool) -> None:
     with memory(tenant) as mem:
-        changed = mem.retention.restore([full_id(mem, given) for given in note_ids])
+        ids = [full_id(mem, given) for given in note_ids]
+        changed = mem.retention.archive(ids) if archive else mem.retention.restore(ids)
+    done = "archived" if archive else "restored"
     if as_json:
-        print_json({"restored": changed})
+        print_json({done: changed})
     else:
-        console.print(f"Restored {len(changed)} note(s).")
+        console.print(f"{done.capitalize()} {len(changed)} note(s).")
 
 
 def _show(archivals: list[Archival], as_json: bool, verb: str) -> None:
