@@ -4,8 +4,8 @@ A note's fields at a time are those of the version that held then: each NoteVers
 before a change, with the recorded times they held (`valid_from` to `valid_to`); after its last change, the note's
 own. A link counts from its first period bound and is valid where its periods say (`Link.valid_at`), and a note
 is archived where its `archived_periods` say; a supersession counts from when it was recorded (`Note.invalid_at`,
-`Supersession.at`). Usage counters
-(`retrieval_count`, `last_accessed`) and a link's reason and confidence are the latest ones: they keep no history.
+`Supersession.at`). Usage counters (`retrieval_count`, `last_accessed`) and a link's reason and confidence are
+the latest ones: they keep no history.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from dataclasses import replace
 from datetime import datetime
 
 from . import validation
-from .models import Link, Note, NoteHistory, NoteVersion
+from .models import Link, Note, NoteHistory, NoteVersion, in_periods
 
 
 def held_at(note: Note, at: datetime) -> bool:
@@ -49,7 +49,7 @@ def note_as_of(note: Note, versions: Sequence[NoteVersion], at: datetime) -> Not
         note = replace(note, invalid_at=None, valid_to=None)
     archived = tuple(bound for bound in note.archived_periods if bound <= at)
     return replace(
-        note, archived_periods=archived, archived_at=archived[-1] if len(archived) % 2 else None,
+        note, archived_periods=archived, archived_at=archived[-1] if in_periods(archived, at) else None,
         links=tuple(link for x in note.links if (link := link_as_of(x, at)) is not None),
     )
 
@@ -59,7 +59,7 @@ def link_as_of(link: Link, at: datetime) -> Link | None:
     bounds = tuple(bound for bound in link.periods if bound <= at)
     if not bounds:
         return None
-    return replace(link, invalid_at=None if len(bounds) % 2 else bounds[-1], periods=bounds)
+    return replace(link, invalid_at=None if link.valid_at(at) else bounds[-1], periods=bounds)
 
 
 def history_as_of(history: NoteHistory, at: datetime) -> NoteHistory | None:

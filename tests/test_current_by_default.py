@@ -113,9 +113,12 @@ def test_browsers_saved_queries_leave_superseded_and_archived_notes_out(
 ) -> None:
     supersede(llm, lambda text: llm_memory.add(text, session="s1", speaker="Gina"))
     llm.script(analysis())
-    archived = llm_memory.add("Gina starts at a bakery next week.", session="s1", speaker="Gina")  # a neighbour
+    archived = llm_memory.add("Gina starts at a bakery next week.", session="s1", speaker="Gina")  # the next turn
     llm_memory.retention.archive([archived.id])
     new = next(note for note in llm_memory.list() if note.content == NEW)
+    llm.script(analysis())
+    current = llm_memory.add("Gina starts at a cafe next week.")
+    llm_memory.link(new.id, current.id, reason="her next job")  # a current neighbour
     shown: dict[str, list[Any]] = {}
     for name, query in cypher.saved_queries():
         params = {"tenant": llm_memory.tenant, "note_id": new.id, "entity": "gina"}
