@@ -6,6 +6,11 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
+import signal
+import subprocess
+import sys
+import uuid
 from datetime import timedelta
 from typing import Any
 
@@ -18,6 +23,7 @@ from amem_graph.cli import app
 from amem_graph.errors import InvalidInput
 from amem_graph.integrations.mcp import memory_server
 from amem_graph.models import Note, RetentionPolicy
+from amem_graph.settings import Settings
 
 STORES = ("neo4j", "embedded")
 
@@ -177,3 +183,37 @@ def test_the_cli_and_mcp_plan_run_and_restore(memory: AgenticMemory, cli_env: di
             assert (await client.call_tool("retention_run", {})).is_error  # no policy set, none given
 
     asyncio.run(mcp())
+
+
+KILLED_RUN = """
+import os, signal, sys
+from amem_graph import AgenticMemory, RetentionPolicy
+with AgenticMemory(tenant=sys.argv[1]) as memory:
+    if sys.argv[2] == "fill":
+        memory.add_many([f"Note {i}: Gina talked about the weather." for i in range(6)])
+    else:  # killed (SIGKILL, no clean-up) as soon as the first batch has committed
+        memory.retention.run(RetentionPolicy(max_notes=1), batch=2,
+                             on_batch=lambda n: os.kill(os.getpid(), signal.SIGKILL))
+"""
+
+
+def test_a_killed_run_loses_nothing(settings: Settings, store_kind: str, cli_env: dict[str, str]) -> None:
+    """A process killed in the middle of a run: the batches it committed stay archived, no note is lost, and the
+    next run archives the rest. (No memory of this test holds the store open while the process runs.)"""
+    tenant = f"kill-{uuid.uuid4().hex[:8]}"
+    env = {**os.environ, **cli_env}
+    fill = subprocess.run([sys.executable, "-c", KILLED_RUN, tenant, "fill"], env=env, capture_output=True, text=True,
+                          timeout=300)
+    assert fill.returncode == 0, fill.stderr
+    killed = subprocess.run([sys.executable, "-c", KILLED_RUN, tenant, "run"], env=env, capture_output=True,
+                            text=True, timeout=300)
+    assert killed.returncode == -signal.SIGKILL, killed.stderr
+    with AgenticMemory(settings, tenant=tenant) as memory:
+        try:
+            every = memory.list(include_archived=True)
+            assert len(every) == 6 and sum(note.archived_at is not None for note in every) == 2
+            assert len(memory.retention.run(RetentionPolicy(max_notes=1))) == 3
+            assert len(memory.list()) == 1 and len(memory.list(include_archived=True)) == 6
+            assert memory.admin.check().sound
+        finally:
+            memory.admin.delete_tenant()
