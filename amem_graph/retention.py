@@ -64,7 +64,7 @@ class Retention:
     def run(self, policy: RetentionPolicy | None = None, *, tenant: str | None = None, now: datetime | None = None,
             batch: int = BATCH, on_batch: Callable[[int], None] | None = None) -> list[Archival]:
         """Archive what `plan` names, `batch` notes per transaction (`on_batch(n)` after each commits); returns
-        the notes archived. A note restored or archived meanwhile is left as it is."""
+        the notes archived. A note archived meanwhile is left as it is."""
         if isinstance(batch, bool) or not isinstance(batch, int) or batch < 1:
             raise InvalidInput(f"batch must be a positive integer, got {batch!r}")
         tenant = self._tenant(tenant)
