@@ -377,7 +377,7 @@ class RetentionPolicy:
     """What one tenant keeps searchable; a rule left None does not apply. Notes past it are archived: out of
     search and context, kept with their links and history, restorable, removed only by erasure."""
 
-    max_notes: int | None = None  # past this many searchable notes, the coldest are archived
+    max_notes: int | None = None  # past this many notes not archived (superseded ones too), the coldest are archived
     unused_days: float | None = None  # notes neither recalled nor added for this long
     min_heat: float | None = None  # notes colder than this (heat as the tiers compute it, from a note's counters)
 

@@ -1,7 +1,7 @@
 """Retention a user sets: which notes a tenant keeps searchable (`memory.retention`).
 
 A policy (`RetentionPolicy`) archives the notes neither recalled nor added for `unused_days`, those colder than
-`min_heat`, and past `max_notes` searchable notes the coldest. An archived note leaves search, context and listings
+`min_heat`, and past `max_notes` notes not archived the coldest. An archived note leaves search, context and listings
 (as a superseded one does) but keeps its links, versions and history; `restore` brings it back, `delete` erases
 it. A note's heat is MemoryOS's (tiers/heat.py) over its recalls, its valid links and its last recall (else its
 creation). `plan` is the dry run; `run` archives what the plan names, in batches of one transaction each, so an
@@ -22,6 +22,7 @@ from .store.base import MemoryStore, NoteUsage
 from .tiers.heat import heat_of
 
 BATCH = 500  # notes archived per transaction
+MAX_DAYS = 36_500  # the longest `unused_days`: a hundred years
 
 
 class Retention:
@@ -56,7 +57,7 @@ class Retention:
         tenant = self._tenant(tenant)
         rule = self._rule(tenant, policy)
         usage = self._store.read(tenant, lambda tx: tx.usage())
-        planned = select(usage, rule, self._heat, now or self.clock())
+        planned = select(usage, rule, self._heat, validation.event_time(now, "now") or self.clock())
         report(notes=len(usage), archived=len(planned))
         return planned
 
@@ -93,14 +94,18 @@ class Retention:
     def _set(self, note_ids: Sequence[str], tenant: str | None, *, archive: bool) -> list[str]:
         if isinstance(note_ids, str | bytes):
             raise InvalidInput("give a list of note ids")
-        ids = [validation.note_id(i) for i in note_ids]
+        ids = list(dict.fromkeys(validation.note_id(i) for i in note_ids))  # an id twice is one change
         return self._store.write(self._tenant(tenant), lambda tx: tx.archive(ids, archive=archive)) if ids else []
 
     def _rule(self, tenant: str, policy: RetentionPolicy | None) -> RetentionPolicy:
-        rule = checked(policy) if policy is not None else self.policy(tenant=tenant)
-        if rule is None or rule == RetentionPolicy():
+        if policy is not None:
+            if checked(policy) == RetentionPolicy():
+                raise InvalidInput("the retention policy given has no rule")
+            return policy
+        kept = self.policy(tenant=tenant)
+        if kept is None:
             raise InvalidInput(f"tenant {tenant!r} has no retention policy: set one, or pass one")
-        return rule
+        return kept
 
 
 def policy_of(max_notes: int | None = None, unused_days: float | None = None,
@@ -111,13 +116,14 @@ def policy_of(max_notes: int | None = None, unused_days: float | None = None,
 
 
 def checked(policy: RetentionPolicy) -> RetentionPolicy:
-    """The policy, each rule checked: at least one note kept, a positive number of days, a heat of 0 or more."""
+    """The policy, each rule checked: at least one note kept, a positive number of days (a hundred years at most),
+    a heat of 0 or more."""
     if not isinstance(policy, RetentionPolicy):
         raise InvalidInput(f"a retention policy is a RetentionPolicy, got {type(policy).__name__}")
     if policy.max_notes is not None and not (_number(policy.max_notes, whole=True) and policy.max_notes >= 1):
         raise InvalidInput(f"max_notes must be a whole number from 1, got {policy.max_notes!r}")
-    if policy.unused_days is not None and not (_number(policy.unused_days) and policy.unused_days > 0):
-        raise InvalidInput(f"unused_days must be a number above 0, got {policy.unused_days!r}")
+    if policy.unused_days is not None and not (_number(policy.unused_days) and 0 < policy.unused_days <= MAX_DAYS):
+        raise InvalidInput(f"unused_days must be a number above 0 and at most {MAX_DAYS}, got {policy.unused_days!r}")
     if policy.min_heat is not None and not (_number(policy.min_heat) and policy.min_heat >= 0):
         raise InvalidInput(f"min_heat must be a number from 0, got {policy.min_heat!r}")
     return policy
@@ -131,7 +137,7 @@ def _number(value: object, *, whole: bool = False) -> bool:
 
 def select(usage: Sequence[NoteUsage], policy: RetentionPolicy, params: Mapping[str, float],
            now: datetime) -> list[Archival]:
-    """What `policy` archives of these searchable notes at `now`: the unused, then the cold, then past `max_notes`
+    """What `policy` archives of these notes (not archived) at `now`: the unused, then the cold, then past `max_notes`
     the coldest of the rest (of equal heat, the one used longest ago, then by id)."""
     weighed = [(u, heat_of(u.recalls, u.links, last := u.last_accessed or u.created_at, params, now), last)
                for u in usage]

@@ -348,7 +348,8 @@ class Retriever:
             starts = [hit.note.id for hit in fused[: tuning.seeds]] if hops else []
             rows = tx.expand(
                 {hit.note.id: hit.score for hit in fused}, starts, hops=hops, decay=tuning.decay, weights=tuning.weights,
-                limit=max(k, RERANK_WINDOW) if reranked else k, names=names if tuning.speaker_prior else (),
+                # an as-of search may drop a note whose version of then fails the filter: it asks for more too
+                limit=max(k, RERANK_WINDOW) if reranked or filters.as_of else k, names=names if tuning.speaker_prior else (),
                 speaker_prior=tuning.speaker_prior, deep_seeds=tuning.deep_seeds, filters=filters,
             )
             return fused, rows if filters.as_of is None else _as_of(tx, rows, filters, filters.as_of)

@@ -99,8 +99,9 @@ def test_restore_brings_back_the_note_with_its_links_and_history(memory: Agentic
     notes = added(memory)
     memory.update(notes[0].id, tags=["afternoon"])
     before, history = memory.get(notes[0].id), memory.history(notes[0].id)
-    assert memory.retention.archive([notes[0].id]) == [notes[0].id]
+    assert memory.retention.archive([notes[0].id, notes[0].id]) == [notes[0].id]  # an id twice: one change
     assert memory.retention.archive([notes[0].id]) == []  # archived already: left as it is
+    assert len(memory.get(notes[0].id).archived_periods) == 1
     assert notes[0].id not in searchable(memory)
     assert memory.retention.restore([notes[0].id]) == [notes[0].id]
     assert memory.retention.restore([notes[0].id]) == []
@@ -130,11 +131,14 @@ def test_a_policy_is_kept_per_tenant_and_bad_ones_are_refused(memory: AgenticMem
         finally:
             other.admin.delete_tenant()
     for bad in (RetentionPolicy(max_notes=0), RetentionPolicy(max_notes=2.5), RetentionPolicy(unused_days=0),  # type: ignore[arg-type]
-                RetentionPolicy(min_heat=-1.0), RetentionPolicy(min_heat=float("nan")), RetentionPolicy(max_notes=True)):
+                RetentionPolicy(min_heat=-1.0), RetentionPolicy(min_heat=float("nan")), RetentionPolicy(max_notes=True),
+                RetentionPolicy(unused_days=1e9)):
         with pytest.raises(InvalidInput):
             memory.retention.set_policy(bad)
         with pytest.raises(InvalidInput):
             memory.retention.run(bad)
+    with pytest.raises(InvalidInput, match="no rule"):
+        memory.retention.plan(RetentionPolicy())
     assert memory.retention.policy() == RetentionPolicy(max_notes=3, unused_days=30)  # unchanged
     assert len(memory.list()) == 6
     memory.retention.set_policy(RetentionPolicy())

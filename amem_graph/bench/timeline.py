@@ -73,6 +73,8 @@ def run(memory: AgenticMemory, data: Path | None, *, prefix: str = "time-", peop
 def _latency(timings: dict[str, list[float]]) -> dict[str, Any]:
     """p50/p95 per kind of search, and each kind's p50 and p95 as a ratio to the plain search's (same questions)."""
     found = {mode: percentiles(samples) for mode, samples in timings.items() if samples}
+    if "plain" not in found:  # no question to time
+        return found
     plain = found["plain"]
     for mode in found.keys() - {"plain"}:
         found[mode] |= {f"{q}_vs_plain": round(found[mode][q] / plain[q], 2) for q in ("p50", "p95") if plain[q]}

@@ -13,7 +13,7 @@ from ..retention import BATCH, policy_of
 from .common import console, plain, print_json, short_id, text_column, user_errors, value_column
 from .notes import JsonOption, TenantOption, full_id, memory
 
-MaxNotesOption = Annotated[int | None, typer.Option(help="Keep at most this many notes searchable; the coldest go")]
+MaxNotesOption = Annotated[int | None, typer.Option(help="Keep at most this many notes out of the archive; the coldest go")]
 UnusedDaysOption = Annotated[float | None, typer.Option(help="Archive notes neither recalled nor added for this many days")]
 MinHeatOption = Annotated[float | None, typer.Option(help="Archive notes colder than this heat")]
 IdsArgument = Annotated[list[str], typer.Argument(help="Note ids, or their first characters (as tables show them).")]

@@ -76,7 +76,7 @@ class EvolutionRecord:
 
 @dataclass(frozen=True)
 class NoteUsage:
-    """What a retention policy weighs of one searchable note."""
+    """What a retention policy weighs of one note not archived."""
 
     id: str
     created_at: datetime | None
@@ -142,7 +142,7 @@ class NoteTx(Protocol):
         `archived_periods` change. Returns the ids that changed state."""
 
     def usage(self) -> list[NoteUsage]:
-        """Every searchable (not archived) note's usage, by id."""
+        """The usage of every note not archived (superseded ones too), by id."""
 
     def retention(self) -> RetentionPolicy | None:
         """The tenant's retention policy, if one is set."""

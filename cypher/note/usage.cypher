@@ -1,4 +1,4 @@
-// What a retention policy weighs, for each searchable (not archived) note of the tenant: when it was added and
+// What a retention policy weighs, for each note of the tenant not archived (superseded ones too): when it was added and
 // last recalled, how often it was recalled, and how many valid links it has.
 MATCH (n:Note {tenant: $tenant})
 WHERE n.archived_at IS NULL

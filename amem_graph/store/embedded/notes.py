@@ -232,7 +232,8 @@ class EmbeddedNotes:
                 continue
             if old.props.get("invalid_at") is None:
                 began, ends = old.props.get("valid_from"), new.props.get("valid_from")
-                self.graph.set(old, invalid_at=self.now, valid_to=max(began, ends))
+                later = began is not None and ends is not None and ends < began  # as the statement's CASE
+                self.graph.set(old, invalid_at=self.now, valid_to=began if later else ends)
             if not any(r.end == new.key for r in self.graph.relationships(old, ["SUPERSEDED_BY"])):
                 self.graph.create_rel("SUPERSEDED_BY", old, new, {"reason": reason, "at": self.now,
                                                                   "evolution_id": evolution_id})
