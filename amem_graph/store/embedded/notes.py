@@ -429,7 +429,9 @@ class EmbeddedNotes:
             if len(path) == depth:
                 continue
             for rel in self.graph.relationships(node, weights, "both"):
-                if not _valid(rel, as_of) or any(rel is used for _, used in path):
+                # search's hot path: the plain check inline, the as-of one (rarer) in a function
+                valid = rel.props.get("invalid_at") is None if as_of is None else _valid_then(rel, as_of)
+                if not valid or any(rel is used for _, used in path):
                     continue
                 nxt = self.graph.other(rel, node)
                 if "Note" not in nxt.labels:
@@ -464,10 +466,8 @@ class EmbeddedNotes:
                 self.graph.set(node, **_stored(values))
 
 
-def _valid(rel: Rel, as_of: datetime | None) -> bool:
-    """Whether expansion may follow `rel` (search/expand.cypher): valid now, or at `as_of` (a session step always)."""
-    if as_of is None:
-        return rel.props.get("invalid_at") is None
+def _valid_then(rel: Rel, as_of: datetime) -> bool:
+    """Whether an as-of expansion may follow `rel` (search/expand.cypher): valid at `as_of` (a session step always)."""
     return rel.type == "NEXT" or in_periods(link_periods(rel.props), as_of)
 
 
