@@ -476,10 +476,14 @@ class AgenticMemory:
         return self.tiers.add_turn(user_text, assistant_text, tenant=tenant, session_id=session_id, at=at)
 
     @operation("context_for")
-    def context_for(self, query: str, *, tenant: str | None = None, session_id: str | None = None, **limits: int) -> TierContext:
+    def context_for(
+        self, query: str, *, tenant: str | None = None, session_id: str | None = None,
+        as_of: datetime | str | None = None, **limits: int,
+    ) -> TierContext:
         """Short-term pages, the best segments and their pages, persona facts and notes for `query`:
-        `.prompt()` is one block with a section per tier. Limits: segments, pages, facts, notes, hops."""
-        return self.tiers.context_for(query, tenant=tenant, session_id=session_id, **limits)
+        `.prompt()` is one block with a section per tier. Limits: segments, pages, facts, notes, hops.
+        `as_of` answers from the tiers as they stood then (see `tiers.context_for`)."""
+        return self.tiers.context_for(query, tenant=tenant, session_id=session_id, as_of=as_of, **limits)
 
     @operation("respond")
     def respond(self, query: str, *, tenant: str | None = None, session_id: str = "default", remember: bool = True) -> str:

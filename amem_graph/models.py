@@ -437,6 +437,8 @@ class Page:
     promoted_at: datetime | None = None
     analysis: AnalysisKind = "heuristic"
     chain_keywords: tuple[str, ...] = ()
+    created_at: datetime | None = None  # when the memory recorded the turn (`at` is when it was said)
+    joined_at: datetime | None = None  # when it left the short-term memory for its segment
     embedding: tuple[float, ...] | None = field(default=None, repr=False, compare=False)  # only when asked for
 
     @property

@@ -10,12 +10,13 @@ the latest ones: they keep no history.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from datetime import datetime
+from typing import Any
 
 from . import validation
-from .models import Link, Note, NoteHistory, NoteVersion, in_periods
+from .models import Link, Note, NoteHistory, NoteVersion, Page, in_periods
 
 
 def held_at(note: Note, at: datetime) -> bool:
@@ -62,6 +63,32 @@ def link_as_of(link: Link, at: datetime) -> Link | None:
     return replace(link, invalid_at=None if link.valid_at(at) else bounds[-1], periods=bounds)
 
 
+def tier_held(props: Mapping[str, Any], at: datetime) -> bool:
+    """Whether the memory held a page, segment or persona fact at `at`: recorded by then (`created_at`), and
+    not archived or superseded by then (`archived_at`, `invalid_at`: the tiers never bring one back).
+    cypher/page/*, segment/* and fragments/fact_scope.cypher say the same."""
+    created = props.get("created_at")
+    return created is not None and created <= at and not any(
+        (end := props.get(name)) is not None and end <= at for name in ("archived_at", "invalid_at")
+    )
+
+
+def short_term_at(props: Mapping[str, Any], at: datetime) -> bool:
+    """Whether a page was still short-term at `at`: it joined its segment later, or not yet."""
+    joined = props.get("joined_at")
+    return joined is None or joined > at
+
+
+def page_as_of(page: Page, at: datetime) -> Page:
+    """The page as the tiers held it at `at` (it was recorded by then): short-term, with no segment, until it
+    joined one, and not promoted until it was."""
+    if short_term_at({"joined_at": page.joined_at}, at):
+        return replace(page, tier="stm", segment_id=None, joined_at=None, promoted_at=None)
+    if page.promoted_at is not None and page.promoted_at > at:
+        return replace(page, promoted_at=None)
+    return page
+
+
 def history_as_of(history: NoteHistory, at: datetime) -> NoteHistory | None:
     """A note's history as it was recorded by `at` (None if the note was recorded later)."""
     note = note_as_of(history.note, history.versions, at)
@@ -73,3 +100,20 @@ def history_as_of(history: NoteHistory, at: datetime) -> NoteHistory | None:
         tuple(e for e in history.evolutions if e.at is not None and e.at <= at),
         tuple(s for s in history.superseded_by if s.at is not None and s.at <= at),
     )
+
+
+# -- attachments
+
+
+def attached_at_time(
+    current: tuple[str, datetime], earlier: Sequence[tuple[str, datetime]], at: datetime,
+) -> tuple[str, datetime] | None:
+    """The object an adapter's attachment held at `at`, with when it was set: the one set last by then (None
+    before the oldest one kept was set). `current` is the object it holds now and `earlier` those it held
+    before, each with when it was set, oldest first; '' in `earlier` is an object put again unchanged, which
+    is the one set after it (cypher/attached/set.cypher keeps it so)."""
+    sets = [*earlier, current]
+    held = [i for i, (_, set_at) in enumerate(sets) if set_at <= at]
+    if not held:
+        return None
+    return next(value for value, _ in sets[held[-1]:] if value), sets[held[-1]][1]

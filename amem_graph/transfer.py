@@ -1,6 +1,6 @@
 """A tenant as JSON Lines, and back: every node (labels, properties, embeddings) and relationship (type,
 properties), so an export imported into an empty database is the same graph — ids, links with their
-reasons, versions, evolutions, pages, segments and persona facts."""
+reasons, versions, evolutions, pages, segments, persona facts, and entity merges held or ended."""
 
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ LABELS = frozenset({"Note", "NoteVersion", "Evolution", "TenantLock", "Page", "C
                     "Entity", "Passage", "Retention"})
 RELATIONSHIP_TYPES = LINK_TYPES | {
     "NEXT", "HAS_VERSION", "TRIGGERED_BY", "REVISED", "SUPERSEDED_BY", "HAS_PAGE", "DERIVED_FROM", "HAS_FACT",
-    "MENTIONS", "ALIAS_OF", "HAS_PASSAGE",
+    "MENTIONS", "ALIAS_OF", "WAS_ALIAS_OF", "HAS_PASSAGE",
 }
 
 

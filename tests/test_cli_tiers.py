@@ -78,6 +78,8 @@ def test_promote_persona_and_context(cli_env: dict[str, str], cli_tenant: str) -
     assert "My sister Anna lives in Zurich." in block.stdout
     found = json.loads(run(cli_env, "tiers", "context", "Anna", "-t", cli_tenant, "--json").stdout)
     assert found["query"] == "Anna" and found["segments"]
+    then = json.loads(run(cli_env, "tiers", "context", "Anna", "-t", cli_tenant, "--json", "--as-of", "2000-01-01").stdout)
+    assert then["query"] == "Anna" and then["stm"] == then["segments"] == then["facts"] == then["notes"] == []
 
 
 def test_bad_input_is_one_line_with_exit_3(cli_env: dict[str, str], cli_tenant: str) -> None:

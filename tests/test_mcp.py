@@ -21,7 +21,7 @@ from mcp import Client, StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 
-from amem_graph import AgenticMemory, Settings
+from amem_graph import AgenticMemory, Settings, validation
 from amem_graph.bench.mcp import served_http
 from amem_graph.integrations.mcp import memory_server
 from amem_graph.integrations.mcp.http import TOKEN_ENV, bearer_token
@@ -91,10 +91,14 @@ async def session(client: Client) -> None:
     reverted = (await call(client, "revert_memory", id=first["id"], version=1))["note"]
     assert reverted["version"] == first["version"] + 1 and reverted["tags"] == history["versions"][0]["tags"]
 
+    before_turn = validation.now().isoformat()
     page = (await call(client, "add_turn", user_text="I am moving to Lisbon in June.",
                        assistant_text="Exciting! I will remember that.", session_id="chat"))["page"]
     dialogue = await call(client, "dialogue_context", query="Where is the user moving?", session_id="chat")
     assert page["id"] in {p["id"] for p in dialogue["stm"]} and "Lisbon" in dialogue["prompt"]
+    earlier = await call(client, "dialogue_context", query="Where is the user moving?", session_id="chat",
+                         as_of=before_turn)
+    assert page["id"] not in {p["id"] for p in earlier["stm"]} and "Lisbon" not in earlier["prompt"]  # as they stood then
     assert "facts" in await call(client, "persona")
 
     # Bad arguments: tool errors with the reason, nothing written.

@@ -4,6 +4,7 @@ notes and persona facts, retrieval across tiers, restarts, tenant isolation and 
 from __future__ import annotations
 
 import re
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import replace
 from datetime import datetime, timedelta, timezone
@@ -13,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from amem_graph import AgenticMemory, InvalidInput, Settings
+from amem_graph import AgenticMemory, InvalidInput, Settings, validation
 from amem_graph.bench.scripted_llm import Answer, Fault, Raw, ScriptedLLM
 from amem_graph.errors import LLMNotConfigured
 from amem_graph.settings import LLMSettings
@@ -335,3 +336,52 @@ def test_of_two_values_proposed_together_the_later_is_kept(memory: AgenticMemory
     writes = persona.decide(proposed, memory.embedder.embed([p.text for p in proposed]), [], assistant="a",
                             analysis="heuristic", model=None)
     assert [w.text for w in writes] == ["I love jazz.", "I live in Seattle now."]
+
+
+def test_context_for_as_of_answers_from_the_tiers_of_then(open_tiers: Callable[..., AgenticMemory]) -> None:
+    """The oracle is the memory itself: after each turn the plain reads of every tier are recorded with the
+    moment; `context_for` as of each moment must hold exactly what they held, and count nothing."""
+    memory = open_tiers(stm_capacity=1, promote_heat=1.5)  # a page joins a segment, which is promoted, a turn later
+    memory.tiers.clock = validation.now  # pages, segments and facts on the clock the notes use
+    said = ["I live in Boston.", "I love hiking in the mountains.", "I live in Seattle now.", "done"]
+    seen: list[tuple[datetime, dict[str, Any]]] = []
+    start = validation.now()
+    time.sleep(0.005)
+    for text in said:
+        memory.add_turn(text, "Noted.", session_id="s1")
+        time.sleep(0.005)  # times are kept to the millisecond
+        seen.append((validation.now(), {
+            "stm": [p.user_text for p in memory.tiers.stm(session_id="s1")],
+            "facts": sorted(f.text for f in memory.tiers.persona()),
+            "segments": sorted(s.id for s in memory.tiers.segments()),
+            "notes": sorted(n.id for n in memory.list(limit=100)),
+        }))
+        time.sleep(0.005)
+    assert seen[1][1]["facts"] == ["I live in Boston."] and "I live in Boston." not in seen[3][1]["facts"]
+    visits = {s.id: s.visits for s in memory.tiers.segments()}
+    uses = {f.id: f.uses for f in memory.tiers.persona()}
+    limits = {"segments": 100, "facts": 100, "notes": 100, "matches": 100, "pages": 100}
+    for moment, held in seen:
+        then = memory.context_for("Where do I live?", as_of=moment, **limits)
+        assert then.session_id == "s1" and [p.user_text for p in then.stm] == held["stm"]
+        assert all(p.tier == "stm" and p.segment_id is None for p in then.stm)
+        assert sorted(hit.fact.text for hit in then.facts) == held["facts"]
+        assert sorted(hit.segment.id for hit in then.segments) == held["segments"]
+        assert {hit.note.id for hit in then.notes} <= set(held["notes"])
+        pages = {hit.page.id: hit.page for hit in (*then.similar, *then.matched)}
+        stm_then = {p.id for p in then.stm}
+        assert {p.user_text for p in pages.values()} == set(said[: seen.index((moment, held)) + 1])
+        for page in pages.values():  # each page as it was then: short-term, or in the segment it had joined
+            assert (page.segment_id is None) == (page.id in stm_then)
+            assert page.segment_id is None or page.segment_id in held["segments"]
+    before = memory.context_for("Where do I live?", as_of=start, **limits)
+    assert (before.stm, before.facts, before.segments, before.notes, before.similar) == ((), (), (), (), ())
+    assert {s.id: s.visits for s in memory.tiers.segments()} == visits  # reading the past is no visit
+    assert {f.id: f.uses for f in memory.tiers.persona()} == uses
+    now, plain = validation.now(), memory.context_for("Where do I live?", **limits)
+    latest = memory.context_for("Where do I live?", as_of=now, **limits)
+    assert replace(latest, segments=(), facts=()) == replace(plain, segments=(), facts=())  # as of now is the plain call
+    assert [(h.segment.id, h.score, h.pages) for h in latest.segments] == [(h.segment.id, h.score, h.pages) for h in plain.segments]
+    assert [(h.fact.id, h.score) for h in latest.facts] == [(h.fact.id, h.score) for h in plain.facts]  # (but its uses)
+    with pytest.raises(InvalidInput):
+        memory.context_for("beagle", as_of="not a time")

@@ -1,5 +1,5 @@
-"""`amem-graph entity list|show|merge|unmerge|suggest|backfill`: the people, places and things a tenant's
-notes mention, and the merges of two names for one thing."""
+"""`amem-graph entity list|show|merges|merge|unmerge|suggest|backfill`: the people, places and things a
+tenant's notes mention, and the merges of two names for one thing; the reads as of a moment too (`--as-of`)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import typer
 from rich.table import Table
 
 from .common import console, flat, plain, print_json, short_id, text_column, user_errors, value_column
-from .notes import JsonOption, LimitOption, OffsetOption, TenantOption, memory
+from .notes import AsOfOption, JsonOption, LimitOption, OffsetOption, TenantOption, memory
 
 NameArgument = Annotated[str, typer.Argument(help="The entity's name, as a note says it (case and plurals do not matter).")]
 
@@ -18,6 +18,7 @@ def register(app: typer.Typer) -> None:
     entity_app = typer.Typer(help="Entities: who and what the notes mention, across sessions.", no_args_is_help=True)
     entity_app.command(name="list")(user_errors(list_entities))
     entity_app.command()(user_errors(show))
+    entity_app.command()(user_errors(merges))
     entity_app.command()(user_errors(merge))
     entity_app.command()(user_errors(unmerge))
     entity_app.command()(user_errors(suggest))
@@ -26,11 +27,12 @@ def register(app: typer.Typer) -> None:
 
 
 def list_entities(
-    tenant: TenantOption = None, limit: LimitOption = 20, offset: OffsetOption = 0, as_json: JsonOption = False
+    tenant: TenantOption = None, limit: LimitOption = 20, offset: OffsetOption = 0, as_of: AsOfOption = None,
+    as_json: JsonOption = False,
 ) -> None:
     """List entities, the most mentioned first."""
     with memory(tenant) as mem:
-        found = mem.entities.list(limit=limit, offset=offset)
+        found = mem.entities.list(limit=limit, offset=offset, as_of=as_of)
     if as_json:
         print_json([e.to_dict() for e in found])
         return
@@ -45,11 +47,12 @@ def show(
     name: NameArgument,
     tenant: TenantOption = None,
     limit: Annotated[int, typer.Option(min=1, max=1000, help="The newest notes that mention it")] = 50,
+    as_of: AsOfOption = None,
     as_json: JsonOption = False,
 ) -> None:
     """An entity: the notes that mention it, oldest first, and the entities mentioned beside it."""
     with memory(tenant) as mem:
-        profile = mem.entities.profile(name, limit=limit)
+        profile = mem.entities.profile(name, limit=limit, as_of=as_of)
     if as_json:
         print_json(profile.to_dict())
         return
@@ -67,6 +70,19 @@ def show(
         for other, together in profile.related:
             related.add_row(*plain(other.name, other.kind, together))
         console.print(related)
+
+
+def merges(name: NameArgument, tenant: TenantOption = None, as_of: AsOfOption = None, as_json: JsonOption = False) -> None:
+    """The merges into an entity, oldest first: when, why and by whom (with --as-of, those that held then)."""
+    with memory(tenant) as mem:
+        found = mem.entities.merges(name, as_of=as_of)
+    if as_json:
+        print_json([m.to_dict() for m in found])
+        return
+    table = Table(text_column("merged"), value_column("at"), value_column("by"), text_column("reason"))
+    for made in found:
+        table.add_row(*plain(made.alias, f"{made.at:%Y-%m-%d %H:%M}" if made.at else "", made.by, made.reason))
+    console.print(table)
 
 
 def merge(

@@ -23,7 +23,7 @@ from .common import (
     user_errors,
     value_column,
 )
-from .notes import JsonOption, TenantOption, memory
+from .notes import AsOfOption, JsonOption, TenantOption, memory
 
 FactKind = choices("FactKind", FACT_KINDS)
 SessionOption = Annotated[str | None, typer.Option("--session", "-s", help="The session (default: the tenant's most recent)")]
@@ -105,10 +105,12 @@ def persona(
     console.print(_facts_table(facts))
 
 
-def context(query: str, tenant: TenantOption = None, session: SessionOption = None, as_json: JsonOption = False) -> None:
-    """What the tiers know about QUERY, as the prompt block an agent would get (counts as visits and uses)."""
+def context(query: str, tenant: TenantOption = None, session: SessionOption = None, as_of: AsOfOption = None,
+            as_json: JsonOption = False) -> None:
+    """What the tiers know about QUERY, as the prompt block an agent would get (counts as visits and uses;
+    with --as-of, the tiers as they stood then, counting nothing)."""
     with memory(tenant) as mem:
-        found = mem.context_for(query, tenant=tenant, session_id=session)
+        found = mem.context_for(query, tenant=tenant, session_id=session, as_of=as_of)
     if as_json:
         print_json(found.to_dict())
         return

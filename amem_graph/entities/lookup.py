@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any
@@ -13,8 +14,10 @@ from ..errors import EntityNotFound, InvalidInput
 from ..llm.client import LLMClient
 from ..log import event
 from ..models import Entity, EntityMerge, MergeBy, Note
-from ..store.base import MemoryStore, Tx
+from ..store.base import MemoryStore, MergeRecord, Tx
+from ..timeline import note_as_of
 from .aliases import MergeSuggestion, decided, suggestions
+from .as_of import entity_as_of, mentions_as_of, merges_as_of, merges_into
 from .extract import Extractor, extract, mention_rows, note_mentions
 from .keys import entity_key
 
@@ -66,34 +69,53 @@ class Entities:
             offset += len(notes)
         return offset
 
-    def list(self, *, tenant: str | None = None, limit: int = 50, offset: int = 0) -> list[Entity]:
-        """The tenant's entities, the most mentioned first."""
+    def list(
+        self, *, tenant: str | None = None, limit: int = 50, offset: int = 0, as_of: datetime | str | None = None,
+    ) -> list[Entity]:
+        """The tenant's entities, the most mentioned first (one merged into another is in that one's `merged`).
+        With `as_of`, those the memory held then, as `get` gives them, ranked by their mentions of then."""
         if limit < 0 or offset < 0:
             raise InvalidInput(f"limit and offset must be at least 0, got {limit} and {offset}")
-        return self._store.read(self._of(tenant), lambda tx: tx.entities(limit=limit, offset=offset))
+        at = validation.event_time(as_of, "as_of")
+        if at is None:
+            return self._store.read(self._of(tenant), lambda tx: tx.entities(limit=limit, offset=offset))
+        return self._store.read(self._of(tenant), lambda tx: _listed(tx, _Moment.then(tx, at))[offset: offset + limit])
 
-    def get(self, name: str, *, tenant: str | None = None) -> Entity:
+    def get(self, name: str, *, tenant: str | None = None, as_of: datetime | str | None = None) -> Entity:
         """The entity a name resolves to (as a person's name first, then as a thing's; an alias as the entity
-        it was merged into); EntityNotFound if none."""
+        it was merged into); EntityNotFound if none. With `as_of`, as the memory held it then: an entity
+        mentioned by then, resolved through the merges made by then and not undone by then, with its mentions,
+        `alias_of` and `merged` of then; its kind, other names and first/last seen are today's (they keep no
+        history)."""
         tenant = self._of(tenant)
-        return self._store.read(tenant, lambda tx: _resolved(tx, name, tenant))
+        at = validation.event_time(as_of, "as_of")
+        return self._store.read(tenant, lambda tx: _resolved(tx, name, tenant, _Moment.of(tx, at)))
 
-    def profile(self, name: str, *, tenant: str | None = None, limit: int = 100, related: int = 10) -> EntityProfile:
-        """An entity with the newest `limit` notes that mention it, oldest first, and its `related` entities."""
+    def profile(
+        self, name: str, *, tenant: str | None = None, limit: int = 100, related: int = 10,
+        as_of: datetime | str | None = None,
+    ) -> EntityProfile:
+        """An entity with the newest `limit` notes that mention it, oldest first, and its `related` entities;
+        superseded and archived notes are left out. With `as_of`, as the memory held them then: the entity as
+        `get` gives it, the notes whose mention was recorded by then, as they were then, left out if they were
+        superseded or archived then, and the entities they mentioned then."""
         tenant = self._of(tenant)
+        at = validation.event_time(as_of, "as_of")
 
         def read(tx: Tx) -> EntityProfile:
-            entity = _resolved(tx, name, tenant)
-            brief = [note for _, note, _ in tx.mentioning([entity.key], limit)]
-            notes = tx.notes(ids=[n.id for n in brief])
+            moment = _Moment.of(tx, at)
+            entity = _resolved(tx, name, tenant, moment)
+            if moment is None:
+                brief = [note for _, note, _ in tx.mentioning([entity.key], limit)]
+                notes = tx.notes(ids=[n.id for n in brief])
+            else:
+                notes = moment.notes(tx, [entity.key, *entity.merged], limit)
             notes.sort(key=lambda n: (n.event_time or n.created_at or _EARLIEST, n.seq or 0, n.id))
             itself = {entity.key, *entity.merged}
-            counts = Counter(
-                e.alias_of or e.key for _, e, _ in tx.mentioned_by([n.id for n in notes])
-                if e.key not in itself and e.alias_of not in itself
-            )
-            top = [key for key, _ in counts.most_common(related)]
-            return EntityProfile(entity, tuple(notes), tuple((e, counts[e.key]) for e in tx.entities(keys=top)))
+            mentioned = _mentioned_by(tx, [n.id for n in notes], moment)
+            counts = Counter(e.alias_of or e.key for e in mentioned if e.key not in itself and e.alias_of not in itself)
+            top = _entities(tx, [key for key, _ in counts.most_common(related)], moment)
+            return EntityProfile(entity, tuple(notes), tuple((e, counts[e.key]) for e in top))
 
         return self._store.read(tenant, read)
 
@@ -138,10 +160,18 @@ class Entities:
 
         return self._store.write(tenant, write)
 
-    def merges(self, name: str, *, tenant: str | None = None) -> list[EntityMerge]:
-        """The merges into the entity a name resolves to, oldest first."""
+    def merges(self, name: str, *, tenant: str | None = None, as_of: datetime | str | None = None) -> list[EntityMerge]:
+        """The merges into the entity a name resolves to, oldest first; with `as_of`, those made by then and not
+        undone by then (the name resolved as `get` resolves it then)."""
         tenant = self._of(tenant)
-        return self._store.read(tenant, lambda tx: tx.merges(_resolved(tx, name, tenant).key))
+        at = validation.event_time(as_of, "as_of")
+
+        def read(tx: Tx) -> list[EntityMerge]:
+            moment = _Moment.of(tx, at)
+            key = _resolved(tx, name, tenant, moment).key
+            return tx.merges(key) if moment is None else merges_into(key, moment.held)
+
+        return self._store.read(tenant, read)
 
     def suggest(self, *, tenant: str | None = None) -> list[MergeSuggestion]:
         """Pairs of entities the evidence says are one thing (entities.aliases.suggestions); with an LLM
@@ -177,20 +207,79 @@ class Entities:
         return validation.tenant(self._tenant if tenant is None else tenant)
 
 
-def _named(tx: Tx, name: str, tenant: str) -> Entity:
-    """The entity a name resolves to by its keys, merged into another or not."""
+@dataclass(frozen=True)
+class _Moment:
+    """A moment entities are read as of, with the merges that held then (entities.as_of)."""
+
+    at: datetime
+    held: tuple[MergeRecord, ...]
+
+    @classmethod
+    def of(cls, tx: Tx, at: datetime | None) -> _Moment | None:
+        return None if at is None else cls.then(tx, at)
+
+    @classmethod
+    def then(cls, tx: Tx, at: datetime) -> _Moment:
+        return cls(at, tuple(merges_as_of(tx.merge_records(), at)))
+
+    def entities(self, tx: Tx, entities: Sequence[Entity]) -> list[Entity]:
+        """These entities (as the store gives them now) as the memory held them then; those it did not hold
+        are left out."""
+        counts = mentions_as_of(tx.mention_times(keys=[e.key for e in entities]), self.at)
+        return [then for e in entities if (then := entity_as_of(e, counts, self.held)) is not None]
+
+    def notes(self, tx: Tx, keys: Sequence[str], limit: int) -> list[Note]:
+        """The newest `limit` notes whose mention of one of `keys` was recorded by then, as they were then,
+        without those superseded or archived then."""
+        ids = sorted({m.note_id for m in tx.mention_times(keys=keys) if m.at <= self.at})
+        versions = tx.versions(ids)
+        then = [n for note in tx.notes(ids=ids) if (n := note_as_of(note, versions.get(note.id, []), self.at))
+                is not None and n.invalid_at is None and n.archived_at is None]
+        then.sort(key=lambda n: (n.created_at or _EARLIEST, n.id), reverse=True)
+        return then[:limit]
+
+
+def _entities(tx: Tx, keys: Sequence[str], moment: _Moment | None) -> list[Entity]:
+    """The entities of `keys` that exist (held then, with a moment), in the order asked."""
+    found = tx.entities(keys=keys) if keys else []
+    return found if moment is None else moment.entities(tx, found)
+
+
+def _listed(tx: Tx, moment: _Moment) -> list[Entity]:
+    """Every entity held then and not merged into another then, the most mentioned then first (as
+    entity/list.cypher orders them now)."""
+    counts = mentions_as_of(tx.mention_times(), moment.at)
+    held = moment.entities(tx, tx.entities(keys=list(counts)))
+    return sorted((e for e in held if e.alias_of is None), key=lambda e: (-e.mentions, e.key))
+
+
+def _mentioned_by(tx: Tx, note_ids: Sequence[str], moment: _Moment | None) -> list[Entity]:
+    """The entity of each mention of these notes (recorded by then, with a moment), in entity/of_notes.cypher's
+    order."""
+    if moment is None:
+        return [entity for _, entity, _ in tx.mentioned_by(note_ids)]
+    rows = [m for m in tx.mention_times(note_ids=note_ids) if m.at <= moment.at] if note_ids else []
+    then = {e.key: e for e in moment.entities(tx, tx.entities(keys=sorted({m.key for m in rows})))}
+    found = sorted(((m.note_id, then[m.key]) for m in rows if m.key in then),
+                   key=lambda row: (row[0], row[1].mentions, row[1].key))
+    return [entity for _, entity in found]
+
+
+def _named(tx: Tx, name: str, tenant: str, moment: _Moment | None = None) -> Entity:
+    """The entity a name resolves to by its keys (held then, with a moment), merged into another or not."""
     text = validation.text(name, "entity name", 500)
     keys = list(dict.fromkeys(k for k in (entity_key(text, kind="person"), entity_key(text)) if k))
-    found = tx.entities(keys=keys) if keys else []
+    found = _entities(tx, keys, moment)
     if not found:
-        raise EntityNotFound(f"no entity {name!r} in tenant {tenant!r}")
+        then = f" as of {moment.at.isoformat()}" if moment is not None else ""
+        raise EntityNotFound(f"no entity {name!r} in tenant {tenant!r}{then}")
     return found[0]
 
 
-def _resolved(tx: Tx, name: str, tenant: str) -> Entity:
-    """The entity a name resolves to, an alias taken as the entity it was merged into."""
-    entity = _named(tx, name, tenant)
-    return tx.entities(keys=[entity.alias_of])[0] if entity.alias_of else entity
+def _resolved(tx: Tx, name: str, tenant: str, moment: _Moment | None = None) -> Entity:
+    """The entity a name resolves to, an alias taken as the entity it was merged into (then, with a moment)."""
+    entity = _named(tx, name, tenant, moment)
+    return _entities(tx, [entity.alias_of], moment)[0] if entity.alias_of else entity
 
 
 def _merge(tx: Tx, alias: Entity, into: Entity, reason: str, by: MergeBy) -> EntityMerge:

@@ -318,29 +318,34 @@ class TierTx(Protocol):
     def pages(
         self, *, session: str | None = None, stm: bool = False, segment: str | None = None, unpromoted: bool = False,
         around: Sequence[str] | None = None, width: int = 2, limit: int = EVERY, offset: int = 0, with_embedding: bool = False,
+        as_of: datetime | None = None,
     ) -> list[Page]:
         """Pages by one selector (an empty one selects nothing), each with its chain and segment: a `session`'s last `limit` (only short-term
         ones with `stm`), oldest first; a `segment`'s (only those not promoted yet with `unpromoted`) by
         session and seq; the pages up to `width` before and after each of `around` in its session (each page
         once, by session and seq); or with none, every page by session and seq (`limit` after `offset`).
-        `with_embedding` fills each page's vector."""
+        `with_embedding` fills each page's vector. With `as_of` (a session's or a segment's only), the pages
+        recorded by then (`timeline.tier_held`), short-term then with `stm` (`timeline.short_term_at`), and a
+        segment's pages that had joined it by then; the pages are as stored (`timeline.page_as_of` is the engine's)."""
 
-    def sessions(self) -> list[SessionPages]: ...
+    def sessions(self, as_of: datetime | None = None) -> list[SessionPages]:
+        """Each session's pages, short-term ones and newest page's time; with `as_of`, among the pages recorded by then."""
 
     def page_search(
         self, k: int, *, text: str | None = None, fields: Mapping[str, float] | None = None,
-        vector: Sequence[float] | None = None, segments: Sequence[str] | None = None,
+        vector: Sequence[float] | None = None, segments: Sequence[str] | None = None, as_of: datetime | None = None,
     ) -> list[tuple[Page, float]]:
         """The tenant's best `k` pages by BM25 over `text` (the query's words only; in all text fields, or in
         `fields` with those boosts) or by cosine to `vector`; with `segments` (and a vector), the best `k`
-        pages of each of those segments."""
+        pages of each of those segments. With `as_of`, only pages recorded by then (of a segment: joined by then)."""
 
     def segments(
         self, *, ids: Sequence[str] | None = None, vector: Sequence[float] | None = None, limit: int | None = None,
-        include_archived: bool = False, with_embedding: bool = False,
+        include_archived: bool = False, with_embedding: bool = False, as_of: datetime | None = None,
     ) -> list[tuple[Segment, float | None]]:
         """Segments (only `ids` if given; heat 0: the tiers compute it) with their cosine to `vector`, then
-        ranked by it. `with_embedding` fills each segment's centroid."""
+        ranked by it. `with_embedding` fills each segment's centroid. With `as_of`, the segments held then
+        (`timeline.tier_held`), archived since or not, instead of today's active ones."""
 
     def join_segment(self, page_id: str, segment: SegmentWrite, now: datetime) -> None:
         """Move a page into a segment, new or existing: its summary, keywords and centroid, one more page."""
@@ -350,10 +355,10 @@ class TierTx(Protocol):
 
     def facts(
         self, assistant: str | None, *, kinds: Sequence[str] | None = None, vector: Sequence[float] | None = None,
-        limit: int = 10_000, with_embedding: bool = False,
+        limit: int = 10_000, with_embedding: bool = False, as_of: datetime | None = None,
     ) -> list[tuple[Fact, float | None, np.ndarray | None]]:
         """Active facts (of `assistant`'s scope, or all with None; with cosine to `vector` if given, ranked by
-        it) and their embeddings if asked."""
+        it) and their embeddings if asked; with `as_of`, the facts active then (`timeline.tier_held`)."""
 
     def write_facts(self, segment_id: str, facts: Sequence[FactWrite], now: datetime) -> None:
         """Reinforce facts (one more mention, the confidence given), then create the new ones, invalidating those
@@ -378,13 +383,36 @@ class MentionWrite:
 MAX_ALIASES = 20  # names an entity keeps beside its own
 
 
+@dataclass(frozen=True)
+class MergeRecord:
+    """A merge as the store keeps it: `alias` merged into `into` at `at`, until an unmerge at `ended_at` (None
+    while it holds). An unmerge keeps the record, so reads as of a past moment see the merges held then."""
+
+    alias: str
+    into: str
+    at: datetime | None
+    reason: str
+    by: MergeBy
+    ended_at: datetime | None = None
+
+
+@dataclass(frozen=True)
+class MentionTime:
+    """A note mentions an entity (by the entity's own key), recorded at `at`."""
+
+    note_id: str
+    key: str
+    at: datetime
+
+
 class EntityTx(Protocol):
     """Data primitives over one tenant's entities and the notes that mention them, inside a transaction."""
 
     def mention(self, mentions: Sequence[MentionWrite]) -> None:
-        """Each note mentions its entity once (MENTIONS, the highest confidence given). An entity is created
-        on its first mention with that name and kind (a `sure` mention sets the kind again); `mentions` counts the notes that mention it; another
-        name joins its aliases (at most MAX_ALIASES); first and last seen span the mentions' times."""
+        """Each note mentions its entity once (MENTIONS, the highest confidence given, and when it was recorded).
+        An entity is created on its first mention with that name and kind (a `sure` mention sets the kind again);
+        `mentions` counts the notes that mention it; another name joins its aliases (at most MAX_ALIASES); first
+        and last seen span the mentions' times."""
 
     def entities(self, *, keys: Sequence[str] | None = None, limit: int = EVERY, offset: int = 0) -> list[Entity]:
         """The entities of `keys` that exist, in the order asked (an empty list selects nothing); or with none,
@@ -403,10 +431,21 @@ class EntityTx(Protocol):
         that both exist and that merges stay one level deep); False if either is missing."""
 
     def unalias(self, key: str) -> str | None:
-        """Undo the merge of `key`: the key of the entity it was merged into, or None if it was not."""
+        """Undo the merge of `key`, keeping it as ended now (WAS_ALIAS_OF): the key of the entity it was merged
+        into, or None if it was not."""
 
     def merges(self, key: str) -> list[EntityMerge]:
-        """The merges into the entity `key`, oldest first."""
+        """The merges into the entity `key` that hold now, oldest first."""
+
+    def merge_records(self) -> list[MergeRecord]:
+        """Every merge of the tenant's entities, held or ended, oldest first."""
+
+    def mention_times(
+        self, *, keys: Sequence[str] | None = None, note_ids: Sequence[str] | None = None
+    ) -> list[MentionTime]:
+        """The mentions of the entities `keys` (by their own keys), or of the notes `note_ids`, or with neither
+        every mention of the tenant, each with when it was recorded (a mention written before mentions kept
+        their time: when its note was)."""
 
 
 class AttachmentTx(Protocol):
@@ -418,27 +457,34 @@ class AttachmentTx(Protocol):
 
     def attached(
         self, *, ids: Sequence[str] | None = None, session: str | None = None, keyed: bool = False, limit: int = EVERY,
-        offset: int = 0, superseded: bool = True,
+        offset: int = 0, superseded: bool = True, as_of: datetime | None = None,
     ) -> list[Attached]:
         """By one selector (none, or an empty one, selects nothing; `limit` after `offset` for each): the notes among `ids` that carry an attachment (of any adapter), in the order
         asked; every note of a `session` in session order, with its attachment if it has one (kind None if
         not); or with `keyed`, store items, the most recently put first (those a later note contradicted only
-        with `superseded`; archived ones never)."""
+        with `superseded`; archived ones never). With `as_of`, `keyed` selects the items held then, superseded
+        and archived as of then (cypher/fragments/attached_by_then.cypher, note_filter.cypher); every reader
+        returns what the note holds now, which the engine turns into what it held then (timeline)."""
+
+    def attachment_history(self, note_ids: Sequence[str]) -> dict[str, list[tuple[str, datetime]]]:
+        """The objects each of these notes' attachment held before its current one, with when each was set,
+        oldest first ('' for one put again unchanged; see cypher/attached/set.cypher); notes with none left out."""
 
     def attached_search(
         self, kind: AttachmentKind, vector: Sequence[float], k: int, *, external: bool, plain: bool = False,
-        superseded: bool = True,
+        superseded: bool = True, as_of: datetime | None = None,
     ) -> list[Attached]:
         """Exact cosine: the k nearest `kind` notes by their external vectors (`external`, same dimension)
         or by the engine's (then with `plain`, notes no adapter owns too); with `superseded`, notes a later one
-        contradicted too (the store's readers all take them unless told; the engine decides); archived notes never."""
+        contradicted too (the store's readers all take them unless told; the engine decides); archived notes never.
+        With `as_of`, among the notes held then, owned, superseded and archived as they were then."""
 
 
 class AttachmentStore(Protocol):
     """Database-wide reads for the adapters (outside one tenant)."""
 
-    def keyed_tenants(self) -> list[str]:
-        """Every tenant with a store item."""
+    def keyed_tenants(self, as_of: datetime | None = None) -> list[str]:
+        """Every tenant with a store item (with `as_of`, that held one then)."""
 
     def note_tenants(self, note_ids: Sequence[str]) -> dict[str, str]:
         """The tenant that holds each of these note ids (ids are unique across the database)."""

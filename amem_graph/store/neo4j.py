@@ -8,6 +8,7 @@ import random
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from datetime import datetime
 from typing import Any, TypeVar
 
 from neo4j import (
@@ -274,8 +275,8 @@ class Neo4jStore:
 
         return self._write_transaction("import", work)
 
-    def keyed_tenants(self) -> list[str]:
-        return [r["tenant"] for r in self._run("attached/keyed_tenants")]
+    def keyed_tenants(self, as_of: datetime | None = None) -> list[str]:
+        return [r["tenant"] for r in self._run("attached/keyed_tenants", as_of=as_of)]
 
     def note_tenants(self, note_ids: Sequence[str]) -> dict[str, str]:
         return {r["id"]: r["tenant"] for r in self._run("admin/note_tenants", ids=list(note_ids))} if note_ids else {}

@@ -9,10 +9,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from datetime import datetime
+from typing import Any
 
 from neo4j import Record
 
-from ..models import Attached, Attachment, AttachmentKind
+from ..models import Attached, Attachment, AttachmentKind, SearchFilter
 from .base import EVERY
 from .records import note_from_record, time_of
 
@@ -43,19 +44,32 @@ class Neo4jAttached:
 
     def attached(
         self, *, ids: Sequence[str] | None = None, session: str | None = None, keyed: bool = False, limit: int = EVERY,
-        offset: int = 0, superseded: bool = True,
+        offset: int = 0, superseded: bool = True, as_of: datetime | None = None,
     ) -> list[Attached]:
         page = {"limit": limit, "offset": offset}
         if ids is not None:
             return attached_rows(self._each("attached/get", "ids", list(ids), **page))
         if session is not None:
             return attached_rows(self.run("attached/session", session=session, **page))
-        return attached_rows(self.run("attached/keyed", superseded=superseded, **page)) if keyed else []
+        if not keyed:
+            return []
+        return attached_rows(self.run("attached/keyed", **_scope(superseded, as_of), **page))
+
+    def attachment_history(self, note_ids: Sequence[str]) -> dict[str, list[tuple[str, datetime]]]:
+        return {
+            r["id"]: [(value, at) for value, at in zip(r["attached"], (time_of(t) for t in r["at"]), strict=True) if at is not None]
+            for r in self._each("attached/history", "ids", list(note_ids))
+        }
 
     def attached_search(
         self, kind: AttachmentKind, vector: Sequence[float], k: int, *, external: bool, plain: bool = False,
-        superseded: bool = True,
+        superseded: bool = True, as_of: datetime | None = None,
     ) -> list[Attached]:
         name = "attached/vector_search" if external else "attached/similar"
         return attached_rows(self.run(name, kind=kind, vector=[float(v) for v in vector], k=k, plain=plain,
-                                      superseded=superseded))
+                                      **_scope(superseded, as_of)))
+
+
+def _scope(superseded: bool, as_of: datetime | None) -> dict[str, Any]:
+    """The parameters of cypher/fragments/note_filter.cypher (archived notes never) and attached_by_then."""
+    return SearchFilter(include_superseded=superseded, as_of=as_of).params()

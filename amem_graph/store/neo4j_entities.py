@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from datetime import UTC, datetime, timedelta
 
 from neo4j import Record
 
 from ..models import NO_FILTER, Entity, EntityMerge, MergeBy, Note, SearchFilter
-from .base import EVERY, MAX_ALIASES, MentionWrite
+from .base import EVERY, MAX_ALIASES, MentionTime, MentionWrite, MergeRecord
 from .records import brief_note, entity_from_record, time_of
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 
 class Neo4jEntities:
@@ -51,6 +54,26 @@ class Neo4jEntities:
 
     def merges(self, key: str) -> list[EntityMerge]:
         return [EntityMerge(r["alias"], key, time_of(r["at"]), r["reason"], r["by"]) for r in self.run("entity/merges", key=key)]
+
+    def merge_records(self) -> list[MergeRecord]:
+        return [MergeRecord(r["alias"], r["into"], time_of(r["at"]), r["reason"], r["by"], time_of(r["ended_at"]))
+                for r in self.run("entity/merge_records")]
+
+    def mention_times(
+        self, *, keys: Sequence[str] | None = None, note_ids: Sequence[str] | None = None
+    ) -> list[MentionTime]:
+        if keys is not None:
+            rows = self._each("entity/mention_times_of_entities", "keys", list(keys))
+        elif note_ids is not None:
+            rows = self._each("entity/mention_times_of_notes", "ids", list(note_ids))
+        else:
+            rows = self.run("entity/mention_times")
+        return [MentionTime(r["note_id"], r["key"], _instant(r["at"])) for r in rows]
+
+
+def _instant(millis: int) -> datetime:
+    """A time a statement always returns, as epoch milliseconds."""
+    return _EPOCH + timedelta(milliseconds=millis)
 
 
 __all__ = ["Neo4jEntities"]

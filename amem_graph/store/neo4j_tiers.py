@@ -45,6 +45,7 @@ class Neo4jTiers:
     def pages(
         self, *, session: str | None = None, stm: bool = False, segment: str | None = None, unpromoted: bool = False,
         around: Sequence[str] | None = None, width: int = 2, limit: int = EVERY, offset: int = 0, with_embedding: bool = False,
+        as_of: datetime | None = None,
     ) -> list[Page]:
         # A statement per selector, so that each reads through its own index.
         name = ("page/session" if session is not None else "segment/pages" if segment is not None
@@ -53,42 +54,43 @@ class Neo4jTiers:
             return []
         rows = self.run(
             name, session_id=session, stm=stm, id=segment, unpromoted=unpromoted, ids=list(around or ()), width=width,
-            limit=limit, offset=offset, with_embedding=with_embedding,
+            limit=limit, offset=offset, with_embedding=with_embedding, as_of=as_of,
         )
         return [page_from_record(r["page"], r["embedding"]) for r in rows]
 
-    def sessions(self) -> list[SessionPages]:
+    def sessions(self, as_of: datetime | None = None) -> list[SessionPages]:
         return [
             SessionPages(r["session_id"], int(r["pages"]), int(r["stm"]), time_of(r["latest"]))
-            for r in self.run("page/sessions")
+            for r in self.run("page/sessions", as_of=as_of)
         ]
 
     def page_search(
         self, k: int, *, text: str | None = None, fields: Mapping[str, float] | None = None,
-        vector: Sequence[float] | None = None, segments: Sequence[str] | None = None,
+        vector: Sequence[float] | None = None, segments: Sequence[str] | None = None, as_of: datetime | None = None,
     ) -> list[tuple[Page, float]]:
         if text is not None:
             terms = lucene_query(text, fields, PAGE_FIELDS)
-            rows = self.run("page/fulltext_search", query=terms, k=k) if terms else []
+            rows = self.run("page/fulltext_search", query=terms, k=k, as_of=as_of) if terms else []
         elif vector is None:
             raise ValueError("page_search needs a text or a vector")
         elif segments is not None:
-            rows = self._each("segment/best_pages", "segment_ids", list(segments), vector=_list(vector), k=k)
+            rows = self._each("segment/best_pages", "segment_ids", list(segments), vector=_list(vector), k=k, as_of=as_of)
         else:
-            rows = self.run("page/vector_search", vector=_list(vector), k=k)
+            rows = self.run("page/vector_search", vector=_list(vector), k=k, as_of=as_of)
         return [(page_from_record(r["page"]), float(r["score"])) for r in rows]
 
     # -- segments -------------------------------------------------------------------------------
 
     def segments(
         self, *, ids: Sequence[str] | None = None, vector: Sequence[float] | None = None, limit: int | None = None,
-        include_archived: bool = False, with_embedding: bool = False,
+        include_archived: bool = False, with_embedding: bool = False, as_of: datetime | None = None,
     ) -> list[tuple[Segment, float | None]]:
         if ids is not None and not ids:
             return []
         rows = self.run(
             "segment/get" if ids is not None else "segment/candidates", ids=list(ids or ()), vector=_list(vector),
             limit=EVERY if limit is None else limit, include_archived=include_archived, with_embedding=with_embedding,
+            as_of=as_of,
         )
         return [(segment_from_record(r["segment"], 0.0, r["embedding"]), r["cosine"]) for r in rows]
 
@@ -109,11 +111,11 @@ class Neo4jTiers:
 
     def facts(
         self, assistant: str | None, *, kinds: Sequence[str] | None = None, vector: Sequence[float] | None = None,
-        limit: int = 10_000, with_embedding: bool = False,
+        limit: int = 10_000, with_embedding: bool = False, as_of: datetime | None = None,
     ) -> list[tuple[Fact, float | None, np.ndarray | None]]:
         rows = self.run(
             "persona/facts", assistant=assistant, kinds=None if kinds is None else list(kinds), vector=_list(vector),
-            limit=limit, with_embedding=with_embedding,
+            limit=limit, with_embedding=with_embedding, as_of=as_of,
         )
         return [
             (fact_from_record(r["fact"], r["pages"], r["segments"]), r["cosine"],

@@ -126,6 +126,7 @@ def page_from_record(props: Mapping[str, Any], embedding: Any = None) -> Page:
         chain_id=props.get("chain_id"), chain_summary=props.get("chain_summary") or "",
         segment_id=props.get("segment_id"), promoted_at=time_of(props.get("promoted_at")),
         analysis=props.get("analysis") or "heuristic", chain_keywords=tuple(props.get("chain_keywords") or ()),
+        created_at=time_of(props.get("created_at")), joined_at=time_of(props.get("joined_at")),
         embedding=None if embedding is None else tuple(float(v) for v in embedding),
     )
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import datetime
 from functools import partial
@@ -14,14 +14,14 @@ from typing import Any
 
 import numpy as np
 
-from .. import validation
+from .. import timeline, validation
 from ..embedding import Embedder, cosine
 from ..errors import AmemError, InvalidInput, LLMError, LLMNotConfigured
 from ..evolution import NEIGHBOURHOOD_TURNS, Evolver
 from ..llm.client import LLMClient
 from ..llm.prompts import RESPOND_SCHEMA, respond_messages
 from ..log import event
-from ..models import FACT_KINDS, MAX_HOPS, Fact, NoteInput, Page, Segment
+from ..models import FACT_KINDS, MAX_HOPS, NO_FILTER, Fact, NoteInput, Page, SearchFilter, Segment
 from ..retrieval import Retriever, without_names, without_stop_words
 from ..settings import TierSettings
 from ..store.base import FactWrite, MemoryStore, PageWrite, SegmentWrite, SessionPages, Tx
@@ -113,7 +113,7 @@ class MemoryTiers:
         return Page(id=page.id, tenant=tenant, session_id=session_id, seq=seq, user_text=user_text,
                     assistant_text=assistant_text, at=when, keywords=turn.keywords, chain_id=chain_id,
                     chain_summary=turn.chain_summary, analysis=turn.analysis,  # type: ignore[arg-type]
-                    chain_keywords=turn.chain_keywords)
+                    chain_keywords=turn.chain_keywords, created_at=now)
 
     def flush(self, *, tenant: str | None = None, session_id: str | None = None) -> list[str]:
         """End a session (or every session): its short-term pages move to mid-term segments now, as they
@@ -157,16 +157,16 @@ class MemoryTiers:
         tx.update("Segment", [(segment_id, {"archived_at": now}) for segment_id in archived])
         return archived
 
-    def _sessions(self, tenant: str) -> list[SessionPages]:
-        return self.store.read(tenant, lambda tx: tx.sessions())
+    def _sessions(self, tenant: str, as_of: datetime | None = None) -> list[SessionPages]:
+        return self.store.read(tenant, lambda tx: tx.sessions(as_of))
 
-    def _latest_session(self, tenant: str) -> str | None:
-        """The session of the tenant's newest page."""
-        dated = [s for s in self._sessions(tenant) if s.latest is not None]
+    def _latest_session(self, tenant: str, as_of: datetime | None = None) -> str | None:
+        """The session of the tenant's newest page (recorded by `as_of`)."""
+        dated = [s for s in self._sessions(tenant, as_of) if s.latest is not None]
         return max(dated, key=lambda s: (s.latest, s.session_id)).session_id if dated else None
 
-    def _stm(self, tenant: str, session_id: str) -> list[Page]:
-        return self.store.read(tenant, lambda tx: tx.pages(session=session_id, stm=True))
+    def _stm(self, tenant: str, session_id: str, as_of: datetime | None = None) -> list[Page]:
+        return self.store.read(tenant, lambda tx: tx.pages(session=session_id, stm=True, as_of=as_of))
 
     def session_page_counts(self, *, tenant: str | None = None) -> dict[str, int]:
         """How many pages each session of the tenant holds (where a resumed ingest of turns picks up)."""
@@ -209,10 +209,11 @@ class MemoryTiers:
         return ranked[0] if ranked else (None, float("-inf"))
 
     def _scored_segments(
-        self, tenant: str, vector: np.ndarray, words: Sequence[str], now: datetime, limit: int
+        self, tenant: str, vector: np.ndarray, words: Sequence[str], now: datetime, limit: int, as_of: datetime | None = None,
     ) -> list[tuple[Segment, float]]:
         query = self._vector(vector)
-        rows = heated(self.store.read(tenant, lambda tx: tx.segments(vector=query, limit=limit)), self.settings.heat_params(), now)
+        rows = heated(self.store.read(tenant, lambda tx: tx.segments(vector=query, limit=limit, as_of=as_of)),
+                      self.settings.heat_params(), now)
         similarity = self.embedder.similarity
         scored = [(segment, (0.0 if cosine is None else similarity(float(cosine))) + jaccard(segment.keywords, words))
                   for segment, cosine in rows]
@@ -285,15 +286,22 @@ class MemoryTiers:
     def context_for(
         self, query: str, *, tenant: str | None = None, session_id: str | None = None, segments: int = 5,
         pages: int = 3, facts: int = 10, notes: int = 5, hops: int = 2, matches: int = 5,
+        as_of: datetime | str | None = None,
     ) -> TierContext:
         """Everything the tiers know about `query`: the session's short-term pages (by default the tenant's
         most recent session), the `segments` best segments (F_score) with their `pages` best pages, the
         `matches` pages that match best by their words (BM25 over a page and its neighbourhood) and the
         `matches` closest in meaning (cosine), in any segment, the `facts` closest persona facts and the
         `notes` best notes (search with graph expansion). The segments and facts used count as visits and
-        uses. `ranked_pages()` of the result fuses them all."""
+        uses. `ranked_pages()` of the result fuses them all.
+
+        `as_of` answers from the tiers as they stood then: the pages recorded by then, short-term or in the
+        segment they had joined by then, the segments and persona facts active then, the notes as `search`
+        gives them as of then; a segment's summary, keywords, centroid and heat, and a page's neighbourhood
+        and chain summary, are today's. It counts no visit or use."""
         tenant = self._tenant(tenant)
         query = validation.text(query, "query", validation.MAX_QUERY_CHARS)
+        at = validation.event_time(as_of, "as_of")
         limits = (("segments", segments, 100), ("pages", pages, 100), ("facts", facts, 1_000),
                   ("matches", matches, 1_000), ("notes", notes, 1_000), ("hops", hops, MAX_HOPS))
         for name, value, top in limits:
@@ -302,37 +310,41 @@ class MemoryTiers:
         session = self._session(session_id) if session_id is not None else None  # all checked before any read
         # The tiers are read side by side: the note search and BM25 need no query vector, the rest one.
         run = self._threads.submit
-        notes_found = run(self._retriever.search, tenant, query, k=notes, hops=hops) if notes else None
+        then = NO_FILTER if at is None else SearchFilter(as_of=at)
+        notes_found = run(self._retriever.search, tenant, query, k=notes, hops=hops, filters=then) if notes else None
         words = without_stop_words(query)
-        matched = run(self.store.read, tenant, lambda tx: tx.page_search(matches, text=words, fields=PAGE_FIELDS)) if matches else None
-        session = session or self._latest_session(tenant)
-        stm = run(self._stm, tenant, session) if session else None
+        matched = run(self.store.read, tenant, lambda tx: tx.page_search(matches, text=words, fields=PAGE_FIELDS, as_of=at)) if matches else None
+        session = session or self._latest_session(tenant, at)
+        stm = run(self._stm, tenant, session, at) if session else None
         now = self.clock()
         names, called = self._retriever.speakers(tenant).named(query)
         vector = self.embedder.embed_query(without_names(bare(query), called))  # ask about the thing, not the person
         query_vector = self._vector(vector)
-        similar = run(self.store.read, tenant, lambda tx: tx.page_search(matches, vector=query_vector)) if matches else None
-        found = run(self.store.read, tenant, lambda tx: tx.facts(self.settings.assistant, vector=query_vector, limit=facts)) if facts else None
-        top = self._scored_segments(tenant, vector, keywords(query), now, SEGMENT_CANDIDATES)[:segments] if segments else []
+        similar = run(self.store.read, tenant, lambda tx: tx.page_search(matches, vector=query_vector, as_of=at)) if matches else None
+        found = run(self.store.read, tenant, lambda tx: tx.facts(self.settings.assistant, vector=query_vector, limit=facts, as_of=at)) if facts else None
+        top = self._scored_segments(tenant, vector, keywords(query), now, SEGMENT_CANDIDATES, at)[:segments] if segments else []
         best: dict[str, list[PageHit]] = {}
         chosen = [s.id for s, _ in top]
-        best_pages = self.store.read(tenant, lambda tx: tx.page_search(pages, vector=query_vector, segments=chosen)) if pages and chosen else []
+        best_pages = self.store.read(tenant, lambda tx: tx.page_search(pages, vector=query_vector, segments=chosen, as_of=at)) if pages and chosen else []
         for page, similarity in best_pages:
-            best.setdefault(page.segment_id or "", []).append(PageHit(page, similarity))
-        if chosen:
-            self.store.write(tenant, lambda tx: tx.count_use("Segment", chosen, now), lock=False)
+            best.setdefault(page.segment_id or "", []).append(PageHit(_then(page, at), similarity))
         facts_found = found.result() if found else []
-        if used := [f.id for f, _, _ in facts_found]:
-            self.store.write(tenant, lambda tx: tx.count_use("Fact", used, now), lock=False)
+        if at is None:  # reading the past is no visit
+            self._count_use(tenant, chosen, [f.id for f, _, _ in facts_found], now)
         return TierContext(
-            query=query, session_id=session, stm=tuple(stm.result() if stm else ()),
+            query=query, session_id=session, stm=tuple(_then(page, at) for page in (stm.result() if stm else ())),
             segments=tuple(SegmentHit(s, score, tuple(best.get(s.id, ()))) for s, score in top),
             facts=tuple(FactHit(f, float(cosine or 0.0)) for f, cosine, _ in facts_found),
             notes=tuple(notes_found.result() if notes_found else ()),
-            matched=tuple(PageHit(page, score) for page, score in (matched.result() if matched else ())),
-            similar=tuple(PageHit(page, score) for page, score in (similar.result() if similar else ())),
-            names=names,
+            matched=_hits(matched, at), similar=_hits(similar, at), names=names,
         )
+
+    def _count_use(self, tenant: str, segments: Sequence[str], facts: Sequence[str], now: datetime) -> None:
+        """The segments a context used count as visits, its facts as uses."""
+        if segments:
+            self.store.write(tenant, lambda tx: tx.count_use("Segment", segments, now), lock=False)
+        if facts:
+            self.store.write(tenant, lambda tx: tx.count_use("Fact", facts, now), lock=False)
 
     def respond(self, query: str, *, tenant: str | None = None, session_id: str = "default", remember: bool = True, **context: Any) -> str:
         """Answer `query` with the configured LLM over `context_for`'s prompt block; with `remember`, the
@@ -411,6 +423,14 @@ class MemoryTiers:
     @staticmethod
     def _session(session_id: Any) -> str:
         return validation.text(session_id, "session_id", MAX_SESSION_CHARS).strip()
+
+
+def _then(page: Page, at: datetime | None) -> Page:
+    return page if at is None else timeline.page_as_of(page, at)
+
+
+def _hits(found: Future[list[tuple[Page, float]]] | None, at: datetime | None) -> tuple[PageHit, ...]:
+    return tuple(PageHit(_then(page, at), score) for page, score in (found.result() if found else ()))
 
 
 def _segment(tx: Tx, segment_id: str) -> Segment | None:

@@ -1,7 +1,8 @@
 // A tenant's keyed notes (LangGraph store items), the most recently put first; superseded ones only with
-// $superseded; archived ones never.
+// $include_invalid; archived ones never. With $as_of (recorded time), the items held then, superseded or archived
+// as of then (note_filter); the engine orders and pages those by the puts of then, so it reads them all.
 MATCH (node:Note {tenant: $tenant})
-WHERE node.store_key IS NOT NULL AND node.attached_by = 'item' AND ($superseded OR node.invalid_at IS NULL) AND node.archived_at IS NULL
+WHERE node.store_key IS NOT NULL AND @attached_by_then = 'item' AND @note_filter
 RETURN @attached_map
 ORDER BY node.attached_at DESC, node.store_key
 SKIP $offset LIMIT $limit

@@ -1,8 +1,10 @@
 // Exact cosine (normalised to [0, 1], as the index scores) over the vectors a caller's own embedding
-// model made for this tenant's notes of one adapter (superseded ones only with $superseded; archived ones never).
+// model made for this tenant's notes of one adapter (superseded ones only with $include_invalid; archived ones
+// never). With $as_of (recorded time), the notes held then, owned, superseded and archived as they were then;
+// the vectors are today's.
 MATCH (node:Note {tenant: $tenant})
-WHERE node.attached_by = $kind AND node.external_vector IS NOT NULL AND size(node.external_vector) = size($vector)
-  AND ($superseded OR node.invalid_at IS NULL) AND node.archived_at IS NULL
+WHERE @attached_by_then = $kind AND node.external_vector IS NOT NULL AND size(node.external_vector) = size($vector)
+  AND @note_filter
 WITH node, vector.similarity.cosine(node.external_vector, $vector) AS score
 ORDER BY score DESC, node.id
 LIMIT $k

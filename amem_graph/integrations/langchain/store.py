@@ -11,6 +11,7 @@ import re
 from collections.abc import Iterable, Sequence
 from contextlib import suppress
 from dataclasses import replace
+from datetime import datetime
 from typing import Any
 
 import numpy as np
@@ -66,14 +67,22 @@ class AmemStore(langgraph_store.BaseStore):
     tenant's other notes, links to them and evolves them. `langgraph_store.SearchItem.score` is cosine normalised to
     [0, 1]; `updated_at` is the item's last put. A search leaves out an item a later note contradicted, as
     the engine's search does, unless `include_superseded`; `get` by key returns it.
+
+    With `as_of` (a recorded time: a datetime or an ISO-8601 string), the store is a read-only view of the
+    items as they stood then (LangGraph's operations carry no time, so the view holds it): an item from its
+    first put by then, with the value put last by then and `updated_at` when that was put; superseded and
+    archived as of then; a search ranks by today's vectors. A deleted item is erased from every time. A put
+    or a delete on the view raises InvalidInput and writes nothing.
     """
 
     def __init__(
         self, memory: AgenticMemory, *, fields: Sequence[str] | None = None, include_superseded: bool = False,
+        as_of: datetime | str | None = None,
     ) -> None:
         self.memory = memory
         self.fields = list(fields) if fields else None
         self.include_superseded = include_superseded
+        self.as_of = validation.event_time(as_of, "as_of")
 
     def batch(self, ops: Iterable[langgraph_store.Op]) -> list[langgraph_store.Result]:
         return [self._one(op) for op in ops]
@@ -95,10 +104,13 @@ class AmemStore(langgraph_store.BaseStore):
     # -- items ------------------------------------------------------------------------------------
 
     def _get(self, tenant: str, key: str) -> langgraph_store.Item | None:
-        found = self.memory.attachments.attached(tenant, [item_id(tenant, key)])
+        found = self.memory.attachments.attached(tenant, [item_id(tenant, key)], as_of=self.as_of)
         return self._item(found[0]) if found and found[0].kind == KIND else None
 
     def _put(self, op: langgraph_store.PutOp) -> None:
+        if self.as_of is not None:
+            raise InvalidInput(f"this store is a read-only view as of {self.as_of.isoformat()}: put and delete on "
+                               "an AmemStore without as_of")
         tenant = tenant_of(op.namespace)
         note_id = item_id(tenant, op.key)
         if op.value is None:
@@ -143,7 +155,7 @@ class AmemStore(langgraph_store.BaseStore):
                 found += self._nearest(tenant, vector, EVERY if op.filter else wanted)
             else:
                 found += self.memory.attachments.keyed(tenant, limit=None if op.filter else wanted,
-                                                       superseded=self.include_superseded)
+                                                       superseded=self.include_superseded, as_of=self.as_of)
         found = [a for a in found if not op.filter or matches(json.loads(a.attached or "{}"), op.filter)]
         if vector is not None:
             found.sort(key=lambda a: -(a.score or 0.0))
@@ -156,22 +168,24 @@ class AmemStore(langgraph_store.BaseStore):
         tenant's other notes (chat messages, documents), else by an exact scan of the items."""
         store = self.memory.attachments
         if k < EVERY:
-            hits = store.notes_near(tenant, vector, 3 * k + 10, SearchFilter(include_superseded=self.include_superseded))
+            scope = SearchFilter(include_superseded=self.include_superseded, as_of=self.as_of)
+            hits = store.notes_near(tenant, vector, 3 * k + 10, scope)
             scores = {note.id: score for note, score in hits}
-            items = [a for a in store.attached(tenant, list(scores)) if a.kind == KIND]
+            items = [a for a in store.attached(tenant, list(scores), as_of=self.as_of) if a.kind == KIND]
             if len(items) >= k or len(hits) < 3 * k + 10:
                 return [replace(a, score=scores[a.note.id]) for a in items][:k]
-        return store.search(tenant, KIND, vector, k, external=False, superseded=self.include_superseded)
+        return store.search(tenant, KIND, vector, k, external=False, superseded=self.include_superseded,
+                            as_of=self.as_of)
 
     def _tenants(self, prefix: Sequence[str]) -> list[str]:
-        every = self.memory.attachments.keyed_tenants()
+        every = self.memory.attachments.keyed_tenants(self.as_of)
         if not prefix:
             return every
         root = tenant_of(prefix)
         return [t for t in every if t == root or t.startswith(root + ".")]
 
     def _namespaces(self, op: langgraph_store.ListNamespacesOp) -> list[tuple[str, ...]]:
-        spaces = {tuple(t.split(".")) for t in self.memory.attachments.keyed_tenants()}
+        spaces = {tuple(t.split(".")) for t in self.memory.attachments.keyed_tenants(self.as_of)}
         spaces = {s for s in spaces if all(namespace_matches(s, c) for c in op.match_conditions or ())}
         if op.max_depth is not None:
             spaces = {s[: op.max_depth] for s in spaces}

@@ -7,6 +7,7 @@ import json
 import uuid
 from collections.abc import Callable, Iterable, Sequence
 from contextlib import suppress
+from datetime import datetime
 from typing import Any
 
 import numpy as np
@@ -66,16 +67,24 @@ class AmemVectorStore(VectorStore):
     keeps documents whose metadata match (equality, nested keys, $eq $ne $gt $gte $lt $lte). A document a
     later note contradicted is left out of searches, as the engine's search leaves it out, unless
     `include_superseded`.
+
+    `as_of` (a recorded time: a datetime or an ISO-8601 string) reads the documents as they stood then: those
+    added by then, each with its text and metadata of then, superseded and archived as of then, ranked by
+    today's vectors. Searches take it per call (`similarity_search(..., as_of=...)`, so also
+    `as_retriever(search_kwargs={"as_of": ...})`, as AmemRetriever takes it); given to the constructor, it makes
+    the store a read-only view of then, `get_by_ids` included (LangChain passes that method no options), whose
+    searches may ask about an earlier time but not a later one. A deleted document is erased from every time.
     """
 
     def __init__(
         self, memory: AgenticMemory, *, tenant: str | None = None, embedding: Embeddings | None = None,
-        include_superseded: bool = False,
+        include_superseded: bool = False, as_of: datetime | str | None = None,
     ):
         self.memory = memory
         self.tenant = validation.tenant(memory.tenant if tenant is None else tenant)
         self.embedding = embedding
         self.include_superseded = include_superseded
+        self.as_of = validation.event_time(as_of, "as_of")
 
     @property
     def embeddings(self) -> Embeddings:
@@ -88,6 +97,7 @@ class AmemVectorStore(VectorStore):
         before any is written; then each goes through the write path in turn. An invalid document stops the
         call before anything is written; with `skip_invalid=True`, it is left out (logged as
         `document_skipped` with its position and why) and the others are added. Returns the ids added."""
+        self._writable()
         skip = bool(kwargs.pop("skip_invalid", False))
         ids = list(kwargs.pop("ids", None) or [doc.id for doc in documents])
         if len(ids) != len(documents):
@@ -106,6 +116,11 @@ class AmemVectorStore(VectorStore):
             upsert(self.memory, self.tenant, note_id, text, source=f"langchain:{note_id}", reason="document replaced")
             self.memory.attachments.attach(self.tenant, KIND, [Attachment(note_id, meta, external_vector=vector)])
         return ids
+
+    def _writable(self) -> None:
+        if self.as_of is not None:
+            raise InvalidInput(f"this vector store is a read-only view as of {self.as_of.isoformat()}: add and "
+                               "delete on an AmemVectorStore without as_of")
 
     def _checked(self, pair: tuple[str | None, Document], position: int) -> tuple[str, str, str]:
         """A document's id (a new one when it has none), text and metadata as JSON, or InvalidInput naming it."""
@@ -137,6 +152,7 @@ class AmemVectorStore(VectorStore):
         return self.add_documents(docs, ids=ids or [None] * len(texts))
 
     def delete(self, ids: list[str] | None = None, **kwargs: Any) -> bool:
+        self._writable()
         if ids is None:
             raise InvalidInput("name the ids to delete (a whole tenant goes with `amem-graph delete -t TENANT`)")
         for doc in self.get_by_ids(ids):  # only what this store shows: never a chat message or a store item
@@ -150,7 +166,7 @@ class AmemVectorStore(VectorStore):
         if bad := [i for i in ids if not isinstance(i, str)]:
             raise InvalidInput(f"document ids are strings, got {bad[0]!r}")
         wanted = [i for i in ids if validation.NOTE_ID_PATTERN.fullmatch(i)]
-        attached = {a.note.id: a for a in self.memory.attachments.attached(self.tenant, wanted)}
+        attached = {a.note.id: a for a in self.memory.attachments.attached(self.tenant, wanted, as_of=self.as_of)}
         documents = []
         for note_id in wanted:
             if note_id in attached:
@@ -158,7 +174,7 @@ class AmemVectorStore(VectorStore):
                     documents.append(note_document(attached[note_id].note, attached[note_id].attached))
                 continue
             with suppress(NoteNotFound):
-                documents.append(note_document(self.memory.get(note_id, tenant=self.tenant), None))
+                documents.append(note_document(self.memory.get(note_id, tenant=self.tenant, as_of=self.as_of), None))
         return documents
 
     def similarity_search(self, query: str, k: int = 4, **kwargs: Any) -> list[Document]:
@@ -178,22 +194,33 @@ class AmemVectorStore(VectorStore):
     def _by_vector(
         self, vector: Sequence[float], k: int, filter: dict[str, Any] | None, unknown: dict[str, Any]
     ) -> list[tuple[Document, float]]:
-        if unknown:
-            raise InvalidInput(f"unknown search option(s): {', '.join(unknown)} (this store takes k and filter)")
+        options = dict(unknown)
+        at = self._time(options.pop("as_of", None))
+        if options:
+            raise InvalidInput(f"unknown search option(s): {', '.join(options)} (this store takes k, filter and as_of)")
         if isinstance(k, bool) or not isinstance(k, int) or k < 1:
             raise InvalidInput(f"k must be a positive integer, got {k!r}")
         check_filter(filter)
-        found = self._nearest(vector, EVERY if filter else k)
+        found = self._nearest(vector, EVERY if filter else k, at)
         return [(doc, score) for doc, score in found if not filter or matches(doc.metadata, filter)][:k]
 
-    def _nearest(self, vector: Sequence[float], k: int) -> list[tuple[Document, float]]:
+    def _time(self, asked: datetime | str | None) -> datetime | None:
+        """A search's time: the one asked, else the view's; a view of then cannot read later."""
+        at = validation.event_time(asked, "as_of")
+        if at is None:
+            return self.as_of
+        if self.as_of is not None and at > self.as_of:
+            raise InvalidInput(f"as_of {at.isoformat()} is later than this view's ({self.as_of.isoformat()})")
+        return at
+
+    def _nearest(self, vector: Sequence[float], k: int, at: datetime | None) -> list[tuple[Document, float]]:
         store = self.memory.attachments
         external = self.embedding is not None
         # The shared note index first; it cannot tell documents from chat notes while it searches.
         if not external and k < EVERY:
             hits = store.notes_near(self.tenant, np.asarray(vector, dtype=np.float32), 3 * k + 10,
-                                    SearchFilter(include_superseded=self.include_superseded))
-            kinds = {a.note.id: a for a in store.attached(self.tenant, [note.id for note, _ in hits])}
+                                    SearchFilter(include_superseded=self.include_superseded, as_of=at))
+            kinds = {a.note.id: a for a in store.attached(self.tenant, [note.id for note, _ in hits], as_of=at)}
             shown = [
                 (note_document(note, kinds[note.id].attached if note.id in kinds else None), score)
                 for note, score in hits if note.id not in kinds or kinds[note.id].kind == KIND
@@ -201,7 +228,7 @@ class AmemVectorStore(VectorStore):
             if len(shown) >= k or len(hits) < 3 * k + 10:
                 return shown[:k]
         found = store.search(self.tenant, KIND, vector, k, external=external, plain=not external,
-                             superseded=self.include_superseded)
+                             superseded=self.include_superseded, as_of=at)
         return [(note_document(a.note, a.attached), float(a.score or 0.0)) for a in found]
 
     def _select_relevance_score_fn(self) -> Callable[[float], float]:

@@ -194,10 +194,10 @@ def memory_server(memory: AgenticMemory, *, allow_tenant_argument: bool = False)
     @tool(READ)
     def dialogue_context(query: Query, session_id: Annotated[str | None, Field(
             description="The session whose recent turns come first")] = None,
-                         tenant: Tenant = None) -> dict[str, Any]:
+                         as_of: AsOf = None, tenant: Tenant = None) -> dict[str, Any]:
         """Everything the tiers hold for a query: the session's recent turns, the best mid-term segments,
-        persona facts and notes; `prompt` is all of it as one block."""
-        found = memory.context_for(query, session_id=session_id, tenant=tenant)
+        persona facts and notes; `prompt` is all of it as one block. With `as_of`, the tiers as they stood then."""
+        found = memory.context_for(query, session_id=session_id, as_of=as_of, tenant=tenant)
         return {"prompt": found.prompt(), **found.to_dict()}
 
     @tool(READ)
@@ -209,9 +209,10 @@ def memory_server(memory: AgenticMemory, *, allow_tenant_argument: bool = False)
 
     @tool(READ)
     def entity(name: Annotated[str, Field(description="A person, place or thing, by name or alias")],
-               tenant: Tenant = None) -> dict[str, Any]:
-        """An entity, the notes that mention it (in time order) and the entities mentioned beside it most."""
-        return memory.entities.profile(name, tenant=tenant).to_dict()
+               as_of: AsOf = None, tenant: Tenant = None) -> dict[str, Any]:
+        """An entity, the notes that mention it (in time order) and the entities mentioned beside it most; with
+        as_of, as the memory held them then (the merges made by then and not undone by then)."""
+        return memory.entities.profile(name, as_of=as_of, tenant=tenant).to_dict()
 
     @tool(READ)
     def retention_plan(max_notes: MaxNotes = None, unused_days: UnusedDays = None, min_heat: MinHeat = None,

@@ -3,16 +3,22 @@ a mixin of the store's transaction, `EmbeddedTx`."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
 import numpy as np
 
 from ...embedding import cosine
-from ...models import Attached, Attachment, AttachmentKind
+from ...models import Attached, Attachment, AttachmentKind, SearchFilter
 from ..base import EVERY
 from .graph import Node, PropertyGraph
+
+
+def owner_then(props: Mapping[str, Any], as_of: datetime | None) -> str | None:
+    """cypher/fragments/attached_by_then.cypher: the adapter that owned a note at `as_of` (now when None)."""
+    first = (props.get("attached_before_at") or [props.get("attached_at")])[0]
+    return props.get("attached_by") if as_of is None or (first is not None and first <= as_of) else None
 
 
 class EmbeddedAttached:
@@ -35,14 +41,19 @@ class EmbeddedAttached:
             node = self._store.note_node(self.tenant, a.note_id)
             if node is not None:
                 vector = None if a.external_vector is None else [float(v) for v in a.external_vector]
-                self.graph.set(node, attached=a.attached, attached_by=kind, store_key=a.store_key,
+                was = node.props.get("attached")
+                kept = {} if was is None else {
+                    "attached_before": [*(node.props.get("attached_before") or ()), "" if was == a.attached else was],
+                    "attached_before_at": [*(node.props.get("attached_before_at") or ()), node.props.get("attached_at")],
+                }
+                self.graph.set(node, **kept, attached=a.attached, attached_by=kind, store_key=a.store_key,
                                external_vector=vector, attached_at=now)
                 done.append(a.note_id)
         return done
 
     def attached(
         self, *, ids: Sequence[str] | None = None, session: str | None = None, keyed: bool = False, limit: int = EVERY,
-        offset: int = 0, superseded: bool = True,
+        offset: int = 0, superseded: bool = True, as_of: datetime | None = None,
     ) -> list[Attached]:
         """cypher/attached/get.cypher (`ids`), session.cypher and keyed.cypher."""
         if ids is not None:
@@ -53,27 +64,33 @@ class EmbeddedAttached:
             # ORDER BY seq: notes without one (none, in practice) last, as Cypher sorts nulls
             nodes.sort(key=lambda n: (n.props.get("seq") is None, n.props.get("seq") or 0))
         elif keyed:
+            scope = SearchFilter(include_superseded=superseded, as_of=as_of)
             nodes = [n for n in self.graph.labelled("Note", self.tenant)
-                     if n.props.get("store_key") is not None and n.props.get("attached_by") == "item"
-                     and (superseded or n.props.get("invalid_at") is None) and n.props.get("archived_at") is None]
+                     if n.props.get("store_key") is not None and owner_then(n.props, as_of) == "item"
+                     and scope.admits(n.props)]
             nodes.sort(key=lambda n: n.props["store_key"])
             nodes.sort(key=lambda n: n.props["attached_at"], reverse=True)
         else:
             nodes = []
         return [self._item(n) for n in nodes[offset : offset + limit]]
 
+    def attachment_history(self, note_ids: Sequence[str]) -> dict[str, list[tuple[str, datetime]]]:
+        """cypher/attached/history.cypher."""
+        nodes = {i: self._store.note_node(self.tenant, i) for i in note_ids}
+        return {i: list(zip(n.props["attached_before"], n.props["attached_before_at"], strict=True))
+                for i, n in nodes.items() if n is not None and n.props.get("attached_before") is not None}
+
     def attached_search(
         self, kind: AttachmentKind, vector: Sequence[float], k: int, *, external: bool, plain: bool = False,
-        superseded: bool = True,
+        superseded: bool = True, as_of: datetime | None = None,
     ) -> list[Attached]:
         """cypher/attached/vector_search.cypher (`external`) and similar.cypher."""
         query = np.asarray(vector, dtype=np.float32)
+        scope = SearchFilter(include_superseded=superseded, as_of=as_of)
         scored = []
         for node in self.graph.labelled("Note", self.tenant):
-            owner = node.props.get("attached_by")
-            if not (owner == kind or (plain and not external and owner is None)):
-                continue
-            if (not superseded and node.props.get("invalid_at") is not None) or node.props.get("archived_at") is not None:
+            owner = owner_then(node.props, as_of)
+            if not (owner == kind or (plain and not external and owner is None)) or not scope.admits(node.props):
                 continue
             stored = node.props.get("external_vector" if external else "embedding")
             if stored is None or len(stored) != len(query):

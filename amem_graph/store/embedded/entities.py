@@ -3,16 +3,18 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
 from ...models import NO_FILTER, Entity, EntityMerge, MergeBy, Note, SearchFilter
-from ..base import EVERY, MAX_ALIASES, MentionWrite
+from ..base import EVERY, MAX_ALIASES, MentionTime, MentionWrite, MergeRecord
 from ..records import entity_from_record
-from .graph import Node, PropertyGraph
+from .graph import Node, PropertyGraph, Rel
 
 if TYPE_CHECKING:
     from .store import EmbeddedStore
+
+_LATEST = datetime.max.replace(tzinfo=UTC)
 
 
 class EmbeddedEntities:
@@ -59,7 +61,7 @@ class EmbeddedEntities:
             if m.sure:
                 changes["kind"] = m.kind
             if rel is None:
-                self.graph.create_rel("MENTIONS", note, entity, {"confidence": m.confidence})
+                self.graph.create_rel("MENTIONS", note, entity, {"confidence": m.confidence, "at": self.now})
                 changes["mentions"] = props["mentions"] + 1
             elif m.confidence > rel.props.get("confidence", 0.0):
                 self.graph.set_rel(rel, confidence=m.confidence)
@@ -128,8 +130,10 @@ class EmbeddedEntities:
         rel = next(self.graph.relationships(alias, ["ALIAS_OF"]), None) if alias is not None else None
         if rel is None:
             return None
+        into = self.graph.nodes[rel.end]
+        self.graph.create_rel("WAS_ALIAS_OF", alias, into, {**rel.props, "ended_at": self.now})
         self.graph.delete_rel(rel)
-        return str(self.graph.nodes[rel.end].props["key"])
+        return str(into.props["key"])
 
     def merges(self, key: str) -> list[EntityMerge]:
         """cypher/entity/merges.cypher."""
@@ -139,6 +143,36 @@ class EmbeddedEntities:
         rows = [(self.graph.nodes[r.start].props["key"], r.props) for r in self.graph.relationships(entity, ["ALIAS_OF"], "in")]
         rows.sort(key=lambda row: (row[1]["at"], row[0]))
         return [EntityMerge(alias, key, props["at"], props["reason"], props["by"]) for alias, props in rows]
+
+    def merge_records(self) -> list[MergeRecord]:
+        """cypher/entity/merge_records.cypher."""
+        found = [
+            MergeRecord(alias.props["key"], self.graph.nodes[r.end].props["key"], r.props.get("at"), r.props["reason"],
+                        r.props["by"], r.props.get("ended_at"))
+            for alias in self.graph.labelled("Entity", self.tenant)
+            for r in self.graph.relationships(alias, ["ALIAS_OF", "WAS_ALIAS_OF"])
+        ]
+        return sorted(found, key=lambda m: (m.at or _LATEST, m.alias, m.ended_at or _LATEST))
+
+    def mention_times(
+        self, *, keys: Sequence[str] | None = None, note_ids: Sequence[str] | None = None
+    ) -> list[MentionTime]:
+        """cypher/entity/mention_times.cypher, mention_times_of_entities and mention_times_of_notes."""
+        graph = self.graph
+        if keys is not None:
+            entities = [e for key in keys if (e := self._entity(key)) is not None]
+            rels = [r for e in entities for r in graph.relationships(e, ["MENTIONS"], "in")]
+        elif note_ids is not None:
+            notes = [n for i in note_ids if (n := self._store.note_node(self.tenant, i)) is not None]
+            rels = [r for n in notes for r in graph.relationships(n, ["MENTIONS"])]
+        else:
+            rels = [r for e in graph.labelled("Entity", self.tenant) for r in graph.relationships(e, ["MENTIONS"], "in")]
+        return [self._mention_time(r) for r in rels]
+
+    def _mention_time(self, rel: Rel) -> MentionTime:
+        note = self.graph.nodes[rel.start]
+        return MentionTime(note.props["id"], self.graph.nodes[rel.end].props["key"],
+                           rel.props.get("at") or note.props["created_at"])
 
 
 __all__ = ["EmbeddedEntities"]

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Mapping, Sequence
+from datetime import datetime
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -24,7 +25,7 @@ from ..base import SCHEMA_VERSION, SchemaState, StoreStats, Tx
 from ..lucene import PAGE_FIELDS, TEXT_FIELDS
 from ..records import note_from_record
 from .admin import EmbeddedAdmin
-from .attached import EmbeddedAttached
+from .attached import EmbeddedAttached, owner_then
 from .entities import EmbeddedEntities
 from .fulltext import FulltextIndex
 from .graph import Node, PropertyGraph, Rel
@@ -181,9 +182,9 @@ class EmbeddedStore(EmbeddedAdmin):
 
     # -- admin ------------------------------------------------------------------------------------
 
-    def keyed_tenants(self) -> list[str]:
+    def keyed_tenants(self, as_of: datetime | None = None) -> list[str]:
         return self._read(lambda: sorted({n.props["tenant"] for n in self.graph.labelled("Note")
-                                          if n.props.get("store_key") is not None and n.props.get("attached_by") == "item"}))
+                                          if n.props.get("store_key") is not None and owner_then(n.props, as_of) == "item"}))
 
     def note_tenants(self, note_ids: Sequence[str]) -> dict[str, str]:
         def work() -> dict[str, str]:

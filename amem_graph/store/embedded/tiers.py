@@ -12,6 +12,7 @@ from typing import Any, TypeVar
 import numpy as np
 
 from ...embedding import cosine
+from ...timeline import short_term_at, tier_held
 from ...models import Fact, Page, Segment
 from ..base import EVERY, FactWrite, PageWrite, SegmentWrite, SessionPages
 from ..lucene import PAGE_FIELDS, check_fields, query_words
@@ -93,20 +94,30 @@ class EmbeddedTiers:
     def pages(
         self, *, session: str | None = None, stm: bool = False, segment: str | None = None, unpromoted: bool = False,
         around: Sequence[str] | None = None, width: int = 2, limit: int = EVERY, offset: int = 0, with_embedding: bool = False,
+        as_of: datetime | None = None,
     ) -> list[Page]:
         """cypher/page/session.cypher, segment/pages.cypher, page/around.cypher and page/all.cypher."""
         if session is not None:
-            newest = [p for p in reversed(self._pages_of(session)) if not stm or p.props.get("tier") == "stm"]
+            newest = [p for p in reversed(self._pages_of(session)) if self._waiting(p, stm, as_of)]
             chosen = newest[offset: offset + limit][::-1]
         else:
-            ordered = sorted(self._selected(segment, unpromoted, around, width),
+            ordered = sorted(self._selected(segment, unpromoted, around, width, as_of),
                              key=lambda p: (p.props["session_id"], p.props["seq"]))
             chosen = ordered[offset: offset + limit]
         return [self._page(p, with_embedding) for p in chosen]
 
-    def _selected(self, segment: str | None, unpromoted: bool, around: Sequence[str] | None, width: int) -> Iterable[Node]:
+    @staticmethod
+    def _waiting(page: Node, stm: bool, as_of: datetime | None) -> bool:
+        """A session's page selected: short-term (with `stm`), and with `as_of` recorded by then and short-term then."""
+        if as_of is None:
+            return not stm or page.props.get("tier") == "stm"
+        return tier_held(page.props, as_of) and (not stm or short_term_at(page.props, as_of))
+
+    def _selected(
+        self, segment: str | None, unpromoted: bool, around: Sequence[str] | None, width: int, as_of: datetime | None = None,
+    ) -> Iterable[Node]:
         if segment is not None:
-            pages = self._segment_pages(segment)
+            pages = self._segment_pages(segment, as_of)
             return [p for p in pages if not unpromoted or p.props.get("promoted_at") is None]
         if around is not None:
             centres = [c for c in (self._by_id("Page", page_id) for page_id in around) if c is not None]
@@ -114,40 +125,49 @@ class EmbeddedTiers:
                     if abs(p.props["seq"] - c.props["seq"]) <= width}.values()
         return self.graph.labelled("Page", self.tenant)
 
-    def _segment_pages(self, segment_id: str) -> list[Node]:
+    def _segment_pages(self, segment_id: str, as_of: datetime | None = None) -> list[Node]:
+        """A segment's pages; with `as_of`, those that had joined it by then."""
         s = self._by_id("Segment", segment_id)
-        return [self.graph.nodes[r.end] for r in self.graph.relationships(s, ["HAS_PAGE"])] if s else []
+        pages = [self.graph.nodes[r.end] for r in self.graph.relationships(s, ["HAS_PAGE"])] if s else []
+        return pages if as_of is None else [p for p in pages if not short_term_at(p.props, as_of)]
 
-    def sessions(self) -> list[SessionPages]:
+    def sessions(self, as_of: datetime | None = None) -> list[SessionPages]:
+        """cypher/page/sessions.cypher."""
         found: dict[str, list[Node]] = {}
         for page in self.graph.labelled("Page", self.tenant):
-            found.setdefault(page.props["session_id"], []).append(page)
+            if as_of is None or tier_held(page.props, as_of):
+                found.setdefault(page.props["session_id"], []).append(page)
         return [
-            SessionPages(session, len(pages), sum(p.props.get("tier") == "stm" for p in pages),
+            SessionPages(session, len(pages), sum(self._waiting(p, True, as_of) for p in pages),
                          max((p.props["created_at"] for p in pages if p.props.get("created_at")), default=None))
             for session, pages in found.items()
         ]
 
     def page_search(
         self, k: int, *, text: str | None = None, fields: Mapping[str, float] | None = None,
-        vector: Sequence[float] | None = None, segments: Sequence[str] | None = None,
+        vector: Sequence[float] | None = None, segments: Sequence[str] | None = None, as_of: datetime | None = None,
     ) -> list[tuple[Page, float]]:
         if text is not None:
-            return self._text_search(text, k, fields)
+            return self._text_search(text, k, fields, as_of)
         if vector is None:
             raise ValueError("page_search needs a text or a vector")
         if segments is None:
-            return self._nearest(self.graph.labelled("Page", self.tenant), vector, k)
-        return [hit for segment_id in sorted(segments) for hit in self._nearest(self._segment_pages(segment_id), vector, k)]
+            pages = self.graph.labelled("Page", self.tenant)
+            return self._nearest([p for p in pages if as_of is None or tier_held(p.props, as_of)], vector, k)
+        return [hit for segment_id in sorted(segments)
+                for hit in self._nearest(self._segment_pages(segment_id, as_of), vector, k)]
 
-    def _text_search(self, text: str, k: int, fields: Mapping[str, float] | None) -> list[tuple[Page, float]]:
+    def _text_search(
+        self, text: str, k: int, fields: Mapping[str, float] | None, as_of: datetime | None = None,
+    ) -> list[tuple[Page, float]]:
         """cypher/page/fulltext_search.cypher."""
         check_fields(fields, PAGE_FIELDS)
         words = query_words(text)
         if not words:
             return []
         scores = self._store.page_scores(self.tenant, words, fields)
-        found = sorted(scores.items(), key=lambda pair: (-pair[1], pair[0]))
+        found = sorted(((key, s) for key, s in scores.items()
+                        if as_of is None or tier_held(self.graph.nodes[key].props, as_of)), key=lambda pair: (-pair[1], pair[0]))
         return [(self._page(self.graph.nodes[key]), float(s)) for key, s in found[:k]]
 
     def _nearest(self, pages: Iterable[Node], vector: Any, k: int) -> list[tuple[Page, float]]:
@@ -160,13 +180,14 @@ class EmbeddedTiers:
 
     def segments(
         self, *, ids: Sequence[str] | None = None, vector: Sequence[float] | None = None, limit: int | None = None,
-        include_archived: bool = False, with_embedding: bool = False,
+        include_archived: bool = False, with_embedding: bool = False, as_of: datetime | None = None,
     ) -> list[tuple[Segment, float | None]]:
         """cypher/segment/get.cypher (with `ids`) and segment/candidates.cypher."""
         found = [self._by_id("Segment", i) for i in dict.fromkeys(ids)] if ids is not None else self.graph.labelled("Segment", self.tenant)
         rows = [
             (s, None if vector is None else cosine(s.props["embedding"], vector)) for s in found
-            if s is not None and (include_archived or s.props.get("archived_at") is None)
+            if s is not None and (tier_held(s.props, as_of) if as_of is not None
+                                  else include_archived or s.props.get("archived_at") is None)
         ]
         rows.sort(key=lambda r: r[0].props["id"])
         if vector is not None:
@@ -207,13 +228,14 @@ class EmbeddedTiers:
 
     def facts(
         self, assistant: str | None, *, kinds: Sequence[str] | None = None, vector: Sequence[float] | None = None,
-        limit: int = 10_000, with_embedding: bool = False,
+        limit: int = 10_000, with_embedding: bool = False, as_of: datetime | None = None,
     ) -> list[tuple[Fact, float | None, np.ndarray | None]]:
         """cypher/persona/facts.cypher."""
         rows = []
         for f in self.graph.labelled("Fact", self.tenant):
             p = f.props
-            if p.get("archived_at") is not None or p.get("invalid_at") is not None:
+            active = (p.get("archived_at") is None and p.get("invalid_at") is None) if as_of is None else tier_held(p, as_of)
+            if not active:
                 continue
             other = p["kind"] == "assistant_knowledge" and assistant is not None and p.get("assistant") != assistant
             if other or (kinds is not None and p["kind"] not in kinds):

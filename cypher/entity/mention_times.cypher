@@ -1,0 +1,4 @@
+// Every mention of the tenant's notes: which note, which entity, and when the memory recorded it (a mention
+// written before mentions kept their time counts from when its note was recorded).
+MATCH (n:Note {tenant: $tenant})-[m:MENTIONS]->(e:Entity)
+RETURN n.id AS note_id, e.key AS key, coalesce(m.at, n.created_at).epochMillis AS at

@@ -1,0 +1,5 @@
+// The mentions of the entities $keys (by their own keys): which note, and when the memory recorded it (see
+// mention_times.cypher).
+UNWIND $keys AS key
+MATCH (:Entity {tenant: $tenant, key: key})<-[m:MENTIONS]-(n:Note)
+RETURN n.id AS note_id, key, coalesce(m.at, n.created_at).epochMillis AS at
