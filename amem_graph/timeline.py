@@ -5,7 +5,8 @@ before a change, with the recorded times they held (`valid_from` to `valid_to`);
 own. A link counts from its first period bound and is valid where its periods say (`Link.valid_at`), and a note
 is archived where its `archived_periods` say; a supersession counts from when it was recorded (`Note.invalid_at`,
 `Supersession.at`). Usage counters (`retrieval_count`, `last_accessed`) and a link's reason and confidence are
-the latest ones: they keep no history.
+the latest ones: they keep no history. The tiers' records keep their times on themselves: a page when it was
+recorded and when it joined its segment, a segment or persona fact when it was made and archived or superseded.
 """
 
 from __future__ import annotations

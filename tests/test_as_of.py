@@ -1,10 +1,12 @@
 """Reading the memory as it stood at a moment (`as_of`, recorded time) and what held at a time (`valid_at`, valid
 time). The property test's oracle is the memory itself: after each operation of a random history, the plain reads
-(`get`, `history`) are recorded; read later `as_of` that moment, the memory must give exactly what was recorded."""
+(`get`, `history`, and the entities' `list`, `get` and `merges`) are recorded; read later `as_of` that moment, the
+memory must give exactly what was recorded."""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import time
 import uuid
@@ -22,10 +24,10 @@ from typer.testing import CliRunner
 from amem_graph import AgenticMemory, validation
 from amem_graph.bench.scripted_llm import Answer, ScriptedLLM
 from amem_graph.cli import app
-from amem_graph.errors import InvalidInput, NoteNotFound
+from amem_graph.errors import EntityNotFound, InvalidInput, NoteNotFound
 from amem_graph.integrations.langchain import AmemRetriever, SearchMemoriesTool
 from amem_graph.integrations.mcp import memory_server
-from amem_graph.models import Note, NoteHistory
+from amem_graph.models import Entity, Note, NoteHistory
 from amem_graph.settings import Settings
 
 STORES = ("neo4j", "embedded")
@@ -72,7 +74,10 @@ update_op = st.tuples(st.just("update"), st.integers(0, 50), st.sampled_from(["t
 link_op = st.tuples(st.just("link"), st.integers(0, 50), st.integers(0, 50), st.sampled_from(LINK_TYPES))
 revert_op = st.tuples(st.just("revert"), st.integers(0, 50), st.integers(0, 50))
 archive_op = st.tuples(st.sampled_from(["archive", "restore"]), st.integers(0, 50))
-operations = st.lists(st.one_of(add_op, add_op, update_op, link_op, revert_op, archive_op), min_size=4, max_size=10)
+merge_op = st.tuples(st.just("merge"), st.integers(0, 50), st.integers(0, 50))  # two entities the notes mention
+unmerge_op = st.tuples(st.just("unmerge"), st.integers(0, 50))
+operations = st.lists(st.one_of(add_op, add_op, update_op, link_op, revert_op, archive_op, merge_op, unmerge_op),
+                      min_size=4, max_size=10)
 
 
 def seen(note: Note) -> dict[str, Any]:
@@ -87,10 +92,28 @@ def seen_history(history: NoteHistory) -> dict[str, Any]:
             "superseded_by": history.superseded_by}
 
 
+def seen_entity(entity: Entity) -> tuple[Any, ...]:
+    """What a read of an entity shows that has a history (its kind, other names and first/last seen keep none)."""
+    return entity.key, entity.name, entity.mentions, entity.alias_of, entity.merged
+
+
+def seen_entities(mem: AgenticMemory, tenant: str, at: datetime | None = None) -> dict[str, Any]:
+    """The entities listed, each entity by its key (an alias as the one it was merged into), and the merges into
+    each listed entity that has some."""
+    listed = mem.entities.list(tenant=tenant, limit=1_000, as_of=at)
+    keys = sorted({e.key for e in listed} | {key for e in listed for key in e.merged})
+    return {
+        "list": [seen_entity(e) for e in listed],
+        "get": {key: seen_entity(mem.entities.get(key, tenant=tenant, as_of=at)) for key in keys},
+        "merges": {e.key: mem.entities.merges(e.key, tenant=tenant, as_of=at) for e in listed if e.merged},
+    }
+
+
 @dataclass
 class Moment:
     at: datetime
     notes: dict[str, dict[str, Any]]  # id → seen_history, as the plain reads gave it then
+    entities: dict[str, Any]  # seen_entities then
 
 
 def run(mem: AgenticMemory, llm: ScriptedLLM, tenant: str, ops: list[tuple[Any, ...]]) -> list[Moment]:
@@ -125,11 +148,20 @@ def run(mem: AgenticMemory, llm: ScriptedLLM, tenant: str, ops: list[tuple[Any, 
             mem.retention.archive([ids[op[1] % len(ids)]], tenant=tenant)
         elif op[0] == "restore":
             mem.retention.restore([ids[op[1] % len(ids)]], tenant=tenant)
+        elif op[0] == "merge":
+            keys = [e.key for e in mem.entities.list(tenant=tenant, limit=1_000)]
+            # Refused (one entity already, or a merge deeper than one level): it changes nothing.
+            with contextlib.suppress(InvalidInput):
+                mem.entities.merge(keys[op[1] % len(keys)], keys[op[2] % len(keys)], reason="one thing", tenant=tenant)
+        elif op[0] == "unmerge":
+            aliases = sorted(key for e in mem.entities.list(tenant=tenant, limit=1_000) for key in e.merged)
+            if aliases:
+                mem.entities.unmerge(aliases[op[1] % len(aliases)], tenant=tenant)
         time.sleep(PAUSE_S)
         at = validation.now()
         notes = {n.id: seen_history(mem.history(n.id, tenant=tenant))
                  for n in mem.list(tenant=tenant, limit=1_000, include_superseded=True, include_archived=True)}
-        moments.append(Moment(at, notes))
+        moments.append(Moment(at, notes, seen_entities(mem, tenant)))
         time.sleep(PAUSE_S)
     return moments
 
@@ -152,7 +184,13 @@ def test_reads_as_of_a_moment_give_what_the_memory_held_then(
     try:
         moments = run(mem, llm, tenant, ops)
         final = {n.id for n in mem.list(tenant=tenant, limit=1_000, include_superseded=True, include_archived=True)}
+        entity_keys = set(seen_entities(mem, tenant)["get"])
         for moment in moments:
+            # The entities as of then: those mentioned by then, merged as they were then.
+            assert seen_entities(mem, tenant, moment.at) == moment.entities
+            for key in entity_keys - set(moment.entities["get"]):
+                with pytest.raises(EntityNotFound):
+                    mem.entities.get(key, tenant=tenant, as_of=moment.at)
             for note_id in final:
                 if note_id not in moment.notes:
                     with pytest.raises(NoteNotFound):
@@ -188,6 +226,7 @@ def test_reads_as_of_a_moment_give_what_the_memory_held_then(
                     for hit in mem.search("Gina Jon work downtown job", k=20, tenant=tenant, **kw)]
 
         assert ranked(as_of=now) == ranked()
+        assert seen_entities(mem, tenant, now) == seen_entities(mem, tenant)
     finally:
         mem.admin.delete_tenant(tenant)
 

@@ -5,9 +5,10 @@ values survive a tenant's export and import and the embedded store's reopening."
 
 from __future__ import annotations
 
+import json
 import time
 from dataclasses import replace
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -26,7 +27,7 @@ PAUSE_S = 0.01  # writes are stamped to the millisecond: a moment recorded betwe
 def moment() -> datetime:
     """A recorded time strictly after what was written before and strictly before what is written next."""
     time.sleep(PAUSE_S)
-    at = datetime.now(timezone.utc)
+    at = datetime.now(UTC)
     time.sleep(PAUSE_S)
     return at
 
@@ -163,6 +164,9 @@ def test_kept_values_survive_export_and_import(memory: AgenticMemory) -> None:
     nodes, rels = [], []
     for record in records:
         (nodes if record["kind"] == "node" else rels).append(record)
+    kept = next(n["props"] for n in nodes if n["props"].get("store_key") == "pet")
+    assert [json.loads(v) if v else v for v in kept["attached_before"]] == [first.value, ""]  # '': put again unchanged
+    assert len(kept["attached_before_at"]) == 2
     memory.admin.delete_tenant(memory.tenant)
     assert AmemStore(memory, as_of=after_first).get(ns, "pet") is None  # erased from every time
     memory.admin.import_(nodes, rels)

@@ -3,7 +3,7 @@
 // chat, document or item), a store key, when it was last set, and a vector made by the caller's own
 // embedding model (any dimension, so searched by exact scan). That one adapter never overwrites another's,
 // the engine checks first (attachments.py).
-// The object it replaces is kept, so that a read as of an earlier time finds it (timeline.attached_as_of):
+// The object it replaces is kept, so that a read as of an earlier time finds it (timeline.attached_at_time):
 // `attached_before` holds the earlier objects, oldest first, and `attached_before_at` when each was set; an
 // object put again unchanged is kept as '' (no JSON text is empty): "the same as the next one", which costs a
 // time, not a copy. The vector keeps no history. The write's tenant lock (tenant/lock) orders writers, so
