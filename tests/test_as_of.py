@@ -76,8 +76,10 @@ revert_op = st.tuples(st.just("revert"), st.integers(0, 50), st.integers(0, 50))
 archive_op = st.tuples(st.sampled_from(["archive", "restore"]), st.integers(0, 50))
 merge_op = st.tuples(st.just("merge"), st.integers(0, 50), st.integers(0, 50))  # two entities the notes mention
 unmerge_op = st.tuples(st.just("unmerge"), st.integers(0, 50))
-operations = st.lists(st.one_of(add_op, add_op, update_op, link_op, revert_op, archive_op, merge_op, unmerge_op),
-                      min_size=4, max_size=10)
+operations = st.lists(
+    st.one_of(add_op, add_op, update_op, link_op, revert_op, archive_op, merge_op, merge_op, unmerge_op),
+    min_size=4, max_size=10,
+)
 
 
 def seen(note: Note) -> dict[str, Any]:
@@ -148,11 +150,14 @@ def run(mem: AgenticMemory, llm: ScriptedLLM, tenant: str, ops: list[tuple[Any, 
             mem.retention.archive([ids[op[1] % len(ids)]], tenant=tenant)
         elif op[0] == "restore":
             mem.retention.restore([ids[op[1] % len(ids)]], tenant=tenant)
-        elif op[0] == "merge":
-            keys = [e.key for e in mem.entities.list(tenant=tenant, limit=1_000)]
-            # Refused (one entity already, or a merge deeper than one level): it changes nothing.
-            with contextlib.suppress(InvalidInput):
-                mem.entities.merge(keys[op[1] % len(keys)], keys[op[2] % len(keys)], reason="one thing", tenant=tenant)
+        elif op[0] == "merge":  # an entity with none merged into it, into another
+            listed = mem.entities.list(tenant=tenant, limit=1_000)
+            candidates = [e.key for e in listed if not e.merged]
+            if candidates and len(listed) > 1:
+                alias = candidates[op[1] % len(candidates)]
+                into = [e.key for e in listed if e.key != alias]
+                with contextlib.suppress(InvalidInput):  # a name that resolves to the other: one entity already
+                    mem.entities.merge(alias, into[op[2] % len(into)], reason="one thing", tenant=tenant)
         elif op[0] == "unmerge":
             aliases = sorted(key for e in mem.entities.list(tenant=tenant, limit=1_000) for key in e.merged)
             if aliases:

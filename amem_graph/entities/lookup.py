@@ -249,8 +249,9 @@ def _listed(tx: Tx, moment: _Moment) -> list[Entity]:
     """Every entity held then and not merged into another then, the most mentioned then first (as
     entity/list.cypher orders them now)."""
     counts = mentions_as_of(tx.mention_times(), moment.at)
-    held = moment.entities(tx, tx.entities(keys=list(counts)))
-    return sorted((e for e in held if e.alias_of is None), key=lambda e: (-e.mentions, e.key))
+    keys = sorted(set(counts) | {key for r in moment.held for key in (r.alias, r.into)})
+    then = [e for x in tx.entities(keys=keys) if (e := entity_as_of(x, counts, moment.held)) is not None]
+    return sorted((e for e in then if e.alias_of is None), key=lambda e: (-e.mentions, e.key))
 
 
 def _mentioned_by(tx: Tx, note_ids: Sequence[str], moment: _Moment | None) -> list[Entity]:

@@ -128,7 +128,7 @@ class EmbeddedEntities:
         """cypher/entity/unalias.cypher."""
         alias = self._entity(key)
         rel = next(self.graph.relationships(alias, ["ALIAS_OF"]), None) if alias is not None else None
-        if rel is None:
+        if alias is None or rel is None:
             return None
         into = self.graph.nodes[rel.end]
         self.graph.create_rel("WAS_ALIAS_OF", alias, into, {**rel.props, "ended_at": self.now})
