@@ -41,10 +41,14 @@ class Attachments:
             return self._store.read(validation.tenant(tenant), lambda tx: tx.attached(ids=note_ids))
         return self._store.read(validation.tenant(tenant), lambda tx: _then(tx, tx.attached(ids=note_ids), as_of))
 
-    def in_session(self, tenant: str, kind: AttachmentKind, session: str) -> list[Attached]:
-        """A session's notes with `kind` attachments, in session order."""
-        found = self._store.read(validation.tenant(tenant), lambda tx: tx.attached(session=session))
-        return [a for a in found if a.kind == kind]
+    def in_session(self, tenant: str, kind: AttachmentKind, session: str, *, as_of: datetime | None = None) -> list[Attached]:
+        """A session's notes with `kind` attachments, in session order; with `as_of`, those that carried one
+        then, as they were then."""
+        def read(tx: Tx) -> list[Attached]:
+            found = tx.attached(session=session)
+            return found if as_of is None else _then(tx, found, as_of)
+
+        return [a for a in self._store.read(validation.tenant(tenant), read) if a.kind == kind]
 
     def session_notes(self, tenant: str, session: str, source_prefix: str) -> list[str]:
         """Ids of a session's notes whose source starts with `source_prefix`, attached or not."""

@@ -1,7 +1,8 @@
 """The LangGraph store and the LangChain vector store read as of a recorded time: an item's value and a
 document's metadata as they were set then (an attachment set again keeps the one it replaces), membership as
 the memory held it then (recorded, superseded, archived), views as of a time refuse writes, and the kept
-values survive a tenant's export and import and the embedded store's reopening."""
+values survive a tenant's export and import and the embedded store's reopening; a chat history as of a time
+holds the messages added by then."""
 
 from __future__ import annotations
 
@@ -14,10 +15,11 @@ from pathlib import Path
 import pytest
 from langchain_core.documents import Document
 from langchain_core.embeddings import DeterministicFakeEmbedding
+from langchain_core.messages import AIMessage, HumanMessage
 
 from amem_graph import AgenticMemory, Settings
 from amem_graph.errors import InvalidInput
-from amem_graph.integrations.langchain import AmemStore, AmemVectorStore
+from amem_graph.integrations.langchain import AmemChatMessageHistory, AmemStore, AmemVectorStore
 from amem_graph.integrations.langchain.store import item_id
 
 STORES = ("neo4j", "embedded")
@@ -201,3 +203,22 @@ def test_kept_values_survive_reopening_the_embedded_store(base_settings: Setting
     with AgenticMemory(settings, tenant="reopened") as mem:  # from the journal
         then = AmemStore(mem, as_of=after_first).get(ns, "pet")
         assert then is not None and then.value == first.value and then.updated_at == first.updated_at
+
+
+def test_the_chat_history_as_of_a_time(memory: AgenticMemory) -> None:
+    chat = AmemChatMessageHistory(memory, "as-of-chat")
+    before_any = moment()
+    chat.add_messages([HumanMessage("I moved to Lisbon.", id="m1"), AIMessage("Noted, Lisbon.", id="m2")])
+    after_first = moment()
+    chat.add_messages([HumanMessage("Now I live in Porto.", id="m3")])
+    assert AmemChatMessageHistory(memory, "as-of-chat", as_of=before_any).messages == []
+    then = AmemChatMessageHistory(memory, "as-of-chat", as_of=after_first)
+    assert [m.id for m in then.messages] == ["m1", "m2"] and then.messages[0].content == "I moved to Lisbon."
+    assert [m.id for m in AmemChatMessageHistory(memory, "as-of-chat", as_of=moment()).messages] == ["m1", "m2", "m3"]
+    with pytest.raises(InvalidInput, match="read-only"):
+        then.add_messages([HumanMessage("Then Faro.", id="m4")])
+    with pytest.raises(InvalidInput, match="read-only"):
+        then.clear()
+    assert [m.id for m in chat.messages] == ["m1", "m2", "m3"]  # the refused writes changed nothing
+    with pytest.raises(InvalidInput, match="as_of"):
+        AmemChatMessageHistory(memory, "as-of-chat", as_of="yesterday-ish")

@@ -6,12 +6,14 @@ from __future__ import annotations
 import json
 import uuid
 from collections.abc import Sequence
+from datetime import datetime
 
 from langchain_core.chat_history import BaseChatMessageHistory
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, message_to_dict, messages_from_dict
 
 from ... import validation
 from ...api import AgenticMemory
+from ...errors import InvalidInput
 from ...models import Attachment, NoteInput
 from .values import to_json
 
@@ -38,24 +40,30 @@ class AmemChatMessageHistory(BaseChatMessageHistory):
     the same id adds nothing. `analyse=False` writes a batch without analysis, in transactions of
     AMEM_WRITE_BATCH_SIZE notes (`amem-graph reanalyze` can analyse them later). `clear()` deletes the
     session's message notes; pages and persona facts the tiers learnt from them stay.
+
+    With `as_of` (a recorded time: a datetime or an ISO-8601 string), the history is a read-only view of the
+    session as it stood then: the messages added by then. A cleared message is erased from every time.
+    Adding or clearing on the view raises InvalidInput and writes nothing.
     """
 
     def __init__(
         self, memory: AgenticMemory, session_id: str, *, tenant: str | None = None, analyse: bool = True,
-        turns: bool = False,
+        turns: bool = False, as_of: datetime | str | None = None,
     ) -> None:
         self.memory = memory
         self.session_id = validation.labels([session_id], "session_id")[0]
         self.tenant = validation.tenant(memory.tenant if tenant is None else tenant)
         self.analyse = analyse
         self.turns = turns
+        self.as_of = validation.event_time(as_of, "as_of")
 
     @property
     def messages(self) -> list[BaseMessage]:  # type: ignore[override]
-        stored = self.memory.attachments.in_session(self.tenant, KIND, self.session_id)
+        stored = self.memory.attachments.in_session(self.tenant, KIND, self.session_id, as_of=self.as_of)
         return messages_from_dict([json.loads(a.attached or "{}") for a in stored])
 
     def add_messages(self, messages: Sequence[BaseMessage]) -> None:
+        self._writable()
         max_chars = self.memory.settings.max_content_chars
         items = [  # every message is checked before any is written
             (message_text(m)[:max_chars], to_json(message_to_dict(m), f"message {n}"), m)
@@ -97,9 +105,15 @@ class AmemChatMessageHistory(BaseChatMessageHistory):
             waiting = _waiting_after(waiting, message)
 
     def clear(self) -> None:
+        self._writable()
         # By source, so that a note whose attachment failed to be written goes too.
         for note_id in self.memory.attachments.session_notes(self.tenant, self.session_id, f"chat:{self.session_id}:"):
             self.memory.delete(note_id, tenant=self.tenant)
+
+    def _writable(self) -> None:
+        if self.as_of is not None:
+            raise InvalidInput(f"this chat history is a read-only view as of {self.as_of.isoformat()}: add and clear "
+                               "on one without as_of")
 
 
 def _waiting_after(waiting: str | None, message: BaseMessage) -> str | None:
