@@ -221,11 +221,18 @@ class Neo4jNotes:
         applied after): over-fetch by a multiple sized from the share of this tenant's (and filter's) nodes
         recent queries saw (the widest of them, forgotten slowly: a second statement costs more than a wider
         first one), widen once by the share this one saw, then scan the tenant exactly (also the path for
-        tenants under k nodes). Passage statements return each note once: k passages may be fewer notes."""
+        tenants under k nodes). A share so small that the index would be read past MAX_FETCH (a small tenant in a
+        large database, a tight filter, an early `as_of`) goes to the scan at once: the index read at its cap would
+        most likely return too few and end in the scan anyway. Its over-fetch then shrinks a little each time,
+        so that a share grown since tries the index again. Passage statements return each note once: k passages may be fewer notes."""
         params = {"vector": list(vector), "k": k, "brief": brief, **filters.params()}
         key = (name, self.tenant, filters != NO_FILTER)
         floor = min_candidates(self._knn)
-        fetch = min(MAX_FETCH, max(round(self._overfetch.get(key, 2.0) * k), floor))
+        wanted = max(round(self._overfetch.get(key, 2.0) * k), floor)
+        if wanted > MAX_FETCH:
+            self._overfetch[key] *= OVERFETCH_MEMORY
+            return self.run(exact, **params)
+        fetch = min(MAX_FETCH, wanted)
         rows: list[Record] = []
         matched = 0  # nodes of the tenant that passed the filter (for passages: passages, of fewer notes)
         dialect = "25" if self._knn.tenant_in_index else None
