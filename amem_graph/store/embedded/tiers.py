@@ -12,8 +12,8 @@ from typing import Any, TypeVar
 import numpy as np
 
 from ...embedding import cosine
-from ...timeline import short_term_at, tier_held
 from ...models import Fact, Page, Segment
+from ...timeline import short_term_at, tier_held
 from ..base import EVERY, FactWrite, PageWrite, SegmentWrite, SessionPages
 from ..lucene import PAGE_FIELDS, check_fields, query_words
 from ..records import fact_from_record, page_from_record, segment_from_record
