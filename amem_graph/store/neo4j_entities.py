@@ -3,15 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from datetime import UTC, datetime, timedelta
 
 from neo4j import Record
 
 from ..models import NO_FILTER, Entity, EntityMerge, MergeBy, Note, SearchFilter
 from .base import EVERY, MAX_ALIASES, MentionTime, MentionWrite, MergeRecord
 from .records import brief_note, entity_from_record, time_of
-
-_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 
 class Neo4jEntities:
@@ -68,12 +65,8 @@ class Neo4jEntities:
             rows = self._each("entity/mention_times_of_notes", "ids", list(note_ids))
         else:
             rows = self.run("entity/mention_times")
-        return [MentionTime(r["note_id"], r["key"], _instant(r["at"])) for r in rows]
-
-
-def _instant(millis: int) -> datetime:
-    """A time a statement always returns, as epoch milliseconds."""
-    return _EPOCH + timedelta(milliseconds=millis)
+        # Every mention has a time (its own, else its note's): none is left out.
+        return [MentionTime(r["note_id"], r["key"], at) for r in rows if (at := time_of(r["at"])) is not None]
 
 
 __all__ = ["Neo4jEntities"]
