@@ -285,13 +285,15 @@ MergeBy = Literal["user", "rules", "llm"]
 @dataclass(frozen=True)
 class EntityMerge:
     """One entity (`alias`) merged into another (`into`): when, why, and who decided (a user, the clear-evidence
-    rules, or the LLM). Undone by `memory.entities.unmerge(alias)`."""
+    rules, or the LLM). Undone by `memory.entities.unmerge(alias)`, which keeps it as ended (`ended_at`), so that
+    reads as of a past moment see the merges held then."""
 
     alias: str
     into: str
     at: datetime | None
     reason: str
     by: MergeBy
+    ended_at: datetime | None = None  # when an unmerge ended it; None while it holds
 
     def to_dict(self) -> dict[str, Any]:
         return _fields(self)

@@ -14,7 +14,7 @@ from ..errors import EntityNotFound, InvalidInput
 from ..llm.client import LLMClient
 from ..log import event
 from ..models import Entity, EntityMerge, MergeBy, Note
-from ..store.base import MemoryStore, MergeRecord, Tx
+from ..store.base import MemoryStore, Tx
 from ..timeline import note_as_of
 from .aliases import MergeSuggestion, decided, suggestions
 from .as_of import entity_as_of, mentions_as_of, merges_as_of, merges_into
@@ -212,7 +212,7 @@ class _Moment:
     """A moment entities are read as of, with the merges that held then (entities.as_of)."""
 
     at: datetime
-    held: tuple[MergeRecord, ...]
+    held: tuple[EntityMerge, ...]
 
     @classmethod
     def of(cls, tx: Tx, at: datetime | None) -> _Moment | None:

@@ -384,19 +384,6 @@ MAX_ALIASES = 20  # names an entity keeps beside its own
 
 
 @dataclass(frozen=True)
-class MergeRecord:
-    """A merge as the store keeps it: `alias` merged into `into` at `at`, until an unmerge at `ended_at` (None
-    while it holds). An unmerge keeps the record, so reads as of a past moment see the merges held then."""
-
-    alias: str
-    into: str
-    at: datetime | None
-    reason: str
-    by: MergeBy
-    ended_at: datetime | None = None
-
-
-@dataclass(frozen=True)
 class MentionTime:
     """A note mentions an entity (by the entity's own key), recorded at `at`."""
 
@@ -437,8 +424,8 @@ class EntityTx(Protocol):
     def merges(self, key: str) -> list[EntityMerge]:
         """The merges into the entity `key` that hold now, oldest first."""
 
-    def merge_records(self) -> list[MergeRecord]:
-        """Every merge of the tenant's entities, held or ended, oldest first."""
+    def merge_records(self) -> list[EntityMerge]:
+        """Every merge of the tenant's entities, held or ended (`ended_at`), oldest first."""
 
     def mention_times(
         self, *, keys: Sequence[str] | None = None, note_ids: Sequence[str] | None = None

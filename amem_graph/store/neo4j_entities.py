@@ -7,7 +7,7 @@ from collections.abc import Callable, Sequence
 from neo4j import Record
 
 from ..models import NO_FILTER, Entity, EntityMerge, MergeBy, Note, SearchFilter
-from .base import EVERY, MAX_ALIASES, MentionTime, MentionWrite, MergeRecord
+from .base import EVERY, MAX_ALIASES, MentionTime, MentionWrite
 from .records import brief_note, entity_from_record, time_of
 
 
@@ -52,8 +52,8 @@ class Neo4jEntities:
     def merges(self, key: str) -> list[EntityMerge]:
         return [EntityMerge(r["alias"], key, time_of(r["at"]), r["reason"], r["by"]) for r in self.run("entity/merges", key=key)]
 
-    def merge_records(self) -> list[MergeRecord]:
-        return [MergeRecord(r["alias"], r["into"], time_of(r["at"]), r["reason"], r["by"], time_of(r["ended_at"]))
+    def merge_records(self) -> list[EntityMerge]:
+        return [EntityMerge(r["alias"], r["into"], time_of(r["at"]), r["reason"], r["by"], time_of(r["ended_at"]))
                 for r in self.run("entity/merge_records")]
 
     def mention_times(

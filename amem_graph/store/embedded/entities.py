@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
 from ...models import NO_FILTER, Entity, EntityMerge, MergeBy, Note, SearchFilter
-from ..base import EVERY, MAX_ALIASES, MentionTime, MentionWrite, MergeRecord
+from ..base import EVERY, MAX_ALIASES, MentionTime, MentionWrite
 from ..records import entity_from_record
 from .graph import Node, PropertyGraph, Rel
 
@@ -144,10 +144,10 @@ class EmbeddedEntities:
         rows.sort(key=lambda row: (row[1]["at"], row[0]))
         return [EntityMerge(alias, key, props["at"], props["reason"], props["by"]) for alias, props in rows]
 
-    def merge_records(self) -> list[MergeRecord]:
+    def merge_records(self) -> list[EntityMerge]:
         """cypher/entity/merge_records.cypher."""
         found = [
-            MergeRecord(alias.props["key"], self.graph.nodes[r.end].props["key"], r.props.get("at"), r.props["reason"],
+            EntityMerge(alias.props["key"], self.graph.nodes[r.end].props["key"], r.props.get("at"), r.props["reason"],
                         r.props["by"], r.props.get("ended_at"))
             for alias in self.graph.labelled("Entity", self.tenant)
             for r in self.graph.relationships(alias, ["ALIAS_OF", "WAS_ALIAS_OF"])
