@@ -36,6 +36,7 @@ from .models import (
     SearchFilter,
     SearchHit,
 )
+from .network import Network
 from .retention import Retention
 from .retrieval import MODES, Mode, Retriever, Tuning, format_context
 from .settings import Settings
@@ -102,6 +103,7 @@ class AgenticMemory:
         self.attachments = Attachments(self._store, self.embedder.dimension)
         self.entities = Entities(self._store, self.tenant, self._extractor, client)
         self.retention = Retention(self._store, self.tenant, self.settings.tiers.heat_params())
+        self.network = Network(self._store, self.tenant, self.entities)
 
     # -- writing ---------------------------------------------------------------------------------
 
@@ -404,9 +406,8 @@ class AgenticMemory:
         with `include_archived` those a retention policy archived."""
         if not 1 <= limit <= MAX_K or offset < 0:
             raise InvalidInput(f"limit must be 1-{MAX_K} and offset at least 0")
-        return self._store.read(self._tenant(tenant), lambda tx: tx.notes(
-            limit=limit, offset=offset, superseded=bool(include_superseded), archived=bool(include_archived),
-        ))
+        shown = SearchFilter(include_superseded=bool(include_superseded), include_archived=bool(include_archived))
+        return self._store.read(self._tenant(tenant), lambda tx: tx.notes(limit=limit, offset=offset, filters=shown))
 
     @operation("search")
     def search(
@@ -426,6 +427,7 @@ class AgenticMemory:
         include_archived: bool = False,
         as_of: datetime | str | None = None,
         valid_at: datetime | str | None = None,
+        count_use: bool = True,
     ) -> list[SearchHit]:
         """The k notes that best answer `query`: seeds from the vector index, the fulltext index (BM25) or
         both fused, then notes up to `hops` links or session steps away from them. Each hit says why it
@@ -435,7 +437,9 @@ class AgenticMemory:
 
         `as_of` (recorded time) searches the memory as it stood then: the notes recorded by then, as they were
         then, over the links valid then; the indexes rank by what the notes say now. `valid_at` (valid time)
-        keeps the notes whose facts held at that time, superseded since or not."""
+        keeps the notes whose facts held at that time, superseded since or not. `count_use` False leaves the hits'
+        retrieval counts and last access as they are (a look, as the viewer's, rather than a recall); a search
+        `as_of` never counts."""
         tenant = self._tenant(tenant)
         query = validation.text(query, "query", validation.MAX_QUERY_CHARS)
         if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= MAX_K:
@@ -454,7 +458,7 @@ class AgenticMemory:
             raise InvalidInput(
                 f"after ({filters.after.isoformat()}) must be earlier than before ({filters.before.isoformat()})"
             )
-        hits = self._retriever.search(tenant, query, k=k, hops=hops, mode=mode, filters=filters)
+        hits = self._retriever.search(tenant, query, k=k, hops=hops, mode=mode, filters=filters, count=bool(count_use))
         report(hits=len(hits), expanded=sum(1 for hit in hits if hit.path))
         return hits
 

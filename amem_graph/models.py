@@ -185,6 +185,7 @@ class SearchFilter:
 
 
 NO_FILTER = SearchFilter()
+EVERY_NOTE = SearchFilter(include_superseded=True, include_archived=True)  # every note the tenant holds
 
 
 @dataclass(frozen=True)

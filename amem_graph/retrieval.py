@@ -303,7 +303,7 @@ class Retriever:
 
     def search(
         self, tenant: str, query: str, *, k: int, hops: int = 2, mode: Mode = "hybrid",
-        filters: SearchFilter = NO_FILTER,
+        filters: SearchFilter = NO_FILTER, count: bool = True,
     ) -> list[SearchHit]:
         """Two transactions: BM25 (brief notes) beside the query's embedding; then k-NN (brief notes), the
         fusion and priors, and expansion with the final notes read in full (cypher/search/expand.cypher), in
@@ -362,7 +362,7 @@ class Retriever:
         if tuning.session_weight:
             hits = self._by_session(hits)
         hits = self._mmr(hits, k) if tuning.mmr is not None else hits[:k]
-        if hits and filters.as_of is None:  # counted on a background thread: the caller has its answer already
+        if hits and count and filters.as_of is None:  # counted on a background thread: the caller has its answer already
             self._count(tenant, [hit.note.id for hit in hits])
         return hits
 

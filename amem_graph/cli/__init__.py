@@ -20,6 +20,7 @@ from . import (
     server,
     tiers,
     transfer,
+    view,
 )
 from .common import EXIT_CODES, user_errors
 from .doctor import doctor
@@ -46,6 +47,7 @@ app.command()(user_errors(demo.demo))
 app.command()(user_errors(doctor))
 app.command()(user_errors(check.check))
 app.command()(user_errors(mcp.mcp))
+app.command()(user_errors(view.view))
 
 
 def main() -> None:

@@ -273,11 +273,16 @@ class Embedder:
     def passages(self, texts: Sequence[str]) -> list[list[Passage]]:
         """For each text, the passages that cover what the model does not read of it (passages.spans), each with
         its vector; none for a text within the window, which costs no more than its length check."""
-        window = self.window
-        cut = [passages.spans(self._offsets(text), window) if len(text) > window else [] for text in texts]
+        cut = [self.passage_spans(text) for text in texts]
         pieces = [text[start:end] for text, spans in zip(texts, cut, strict=True) for start, end in spans]
         vectors = iter(self.embed(pieces)) if pieces else iter(())
         return [[Passage(start, end, next(vectors)) for start, end in spans] for spans in cut]
+
+    def passage_spans(self, text: str) -> list[tuple[int, int]]:
+        """The character spans of `text` that its passages cover (passages.spans): none for a text within the
+        window, which costs no more than its length check; else the tokenizer alone, no model."""
+        window = self.window
+        return passages.spans(self._offsets(text), window) if len(text) > window else []
 
     def _offsets(self, text: str) -> list[tuple[int, int]]:
         if self.backend != "torch" and self._encoder is not None:

@@ -104,14 +104,14 @@ class NoteTx(Protocol):
     def notes(
         self, *, ids: Sequence[str] | None = None, keys: Sequence[tuple[str, str]] | None = None,
         session: str | None = None, analyses: Sequence[str] | None = None, limit: int = EVERY, offset: int = 0,
-        links: bool = False, with_embedding: bool = False, superseded: bool = True, archived: bool = True,
+        links: bool = False, with_embedding: bool = False, filters: SearchFilter | None = None,
     ) -> list[Note]:
         """Notes by one selector (an empty one selects nothing): `ids`, those that exist in the order asked,
         with their links to and from other notes (valid or not) if `links` and their vectors if
         `with_embedding`; `keys` ((source, content hash), source '' for none), the notes holding these
         identities; a `session`'s last `limit`, oldest first; valid notes whose analysis is one of `analyses`,
-        oldest first; or with none, newest first (`superseded`: notes a later one contradicted too;
-        `archived`: archived notes too)."""
+        oldest first; or with none, newest first: those `filters` admits (cypher/fragments/note_filter.cypher),
+        every note without one (superseded and archived ones too)."""
 
     def revise(self, revisions: Sequence[NoteRevision], evolution_id: str | None) -> list[tuple[str, int]]:
         """Apply each revision, keeping the note as it was as a NoteVersion; returns (id, version kept)."""

@@ -14,6 +14,7 @@ from .. import cypher, validation
 from ..errors import InvalidInput
 from ..models import (
     LINK_TYPES,
+    EVERY_NOTE,
     NO_FILTER,
     Evolution,
     Link,
@@ -106,7 +107,7 @@ class Neo4jNotes:
     def notes(
         self, *, ids: Sequence[str] | None = None, keys: Sequence[tuple[str, str]] | None = None,
         session: str | None = None, analyses: Sequence[str] | None = None, limit: int = EVERY, offset: int = 0,
-        links: bool = False, with_embedding: bool = False, superseded: bool = True, archived: bool = True,
+        links: bool = False, with_embedding: bool = False, filters: SearchFilter | None = None,
     ) -> list[Note]:
         if ids is not None:
             rows = self._each("note/get", "ids", list(ids), links=links, link_types=sorted(LINK_TYPES),
@@ -118,7 +119,7 @@ class Neo4jNotes:
         elif analyses is not None:
             rows = self._each("note/by_analysis", "kinds", list(analyses), limit=limit)
         else:
-            rows = self.run("note/list", limit=limit, offset=offset, superseded=superseded, archived=archived)
+            rows = self.run("note/list", limit=limit, offset=offset, **(filters or EVERY_NOTE).params())
         return [note_from_record(r["note"], r.get("links") or (), r.get("embedding")) for r in rows]
 
     def revise(self, revisions: Sequence[NoteRevision], evolution_id: str | None) -> list[tuple[str, int]]:

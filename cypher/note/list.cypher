@@ -1,5 +1,6 @@
+// The tenant's notes that a SearchFilter admits, newest first.
 MATCH (node:Note {tenant: $tenant})
-WHERE ($superseded OR node.invalid_at IS NULL) AND ($archived OR node.archived_at IS NULL)
+WHERE @note_filter
 RETURN @note_map AS note
 ORDER BY node.created_at DESC, node.id
 SKIP $offset LIMIT $limit

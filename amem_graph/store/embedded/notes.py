@@ -13,6 +13,7 @@ import numpy as np
 from ... import validation
 from ...errors import InvalidInput
 from ...models import (
+    EVERY_NOTE,
     LINK_TYPES,
     NO_FILTER,
     Evolution,
@@ -104,7 +105,7 @@ class EmbeddedNotes:
     def notes(
         self, *, ids: Sequence[str] | None = None, keys: Sequence[tuple[str, str]] | None = None,
         session: str | None = None, analyses: Sequence[str] | None = None, limit: int = EVERY, offset: int = 0,
-        links: bool = False, with_embedding: bool = False, superseded: bool = True, archived: bool = True,
+        links: bool = False, with_embedding: bool = False, filters: SearchFilter | None = None,
     ) -> list[Note]:
         """cypher/note/get, existing, session_tail, by_analysis and list.cypher."""
         if ids is not None:
@@ -121,9 +122,9 @@ class EmbeddedNotes:
                      if n.props.get("analysis") in analyses and n.props.get("invalid_at") is None]
             nodes = sorted(nodes, key=lambda n: (n.props["created_at"], n.props["id"]))[:limit]
         else:
-            nodes = sorted((n for n in self.graph.labelled("Note", self.tenant)
-                            if (superseded or n.props.get("invalid_at") is None)
-                            and (archived or n.props.get("archived_at") is None)), key=lambda n: n.props["id"])
+            admits = (filters or EVERY_NOTE).admits
+            nodes = sorted((n for n in self.graph.labelled("Note", self.tenant) if admits(n.props)),
+                           key=lambda n: n.props["id"])
             nodes.sort(key=lambda n: n.props["created_at"], reverse=True)
             nodes = nodes[offset: offset + limit]
         return [self._store.to_note(n) for n in nodes]

@@ -1,0 +1,56 @@
+"""`amem-graph view`: the viewer, a local web page on one tenant's memory."""
+
+from __future__ import annotations
+
+import errno
+import webbrowser
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from ..errors import InvalidInput
+from ..viewer import Viewer
+from ..viewer.server import DEFAULT_PORT
+from .common import console
+from .notes import TenantOption, memory
+
+if TYPE_CHECKING:
+    from ..api import AgenticMemory
+
+
+def view(
+    tenant: TenantOption = None,
+    port: Annotated[int | None, typer.Option(
+        min=0, max=65535, help=f"The port on 127.0.0.1 [default: {DEFAULT_PORT}, else any free one; 0: any free one]",
+    )] = None,
+    no_browser: Annotated[bool, typer.Option("--no-browser", help="Print the URL; open no browser")] = False,
+) -> None:
+    """See what the memory holds, in your browser: the network of notes and links, why each search hit was found,
+    each note's versions and evolutions, the memory as of any moment, entities and the dialogue tiers. Served on
+    127.0.0.1 only, read-only, for one tenant; the URL carries a token (as Jupyter's does): share it with no one.
+    Ctrl-C stops it. The embedded store's folder is one process's: stop the agent that holds it first."""
+    with memory(tenant) as mem:
+        viewer = _viewer(mem, port)
+        console.print(f"The viewer of tenant {mem.tenant!r} ({mem.admin.kind} store) is at", highlight=False)
+        console.print(viewer.url, highlight=False, soft_wrap=True)
+        console.print("Ctrl-C stops it.", highlight=False)
+        if not no_browser:
+            webbrowser.open(viewer.url)
+        try:
+            viewer.serve()
+        except KeyboardInterrupt:
+            pass
+        finally:
+            viewer.close()
+
+
+def _viewer(mem: AgenticMemory, port: int | None) -> Viewer:
+    """On `port`, or with none the usual one, else any free one (another viewer may hold it)."""
+    try:
+        return Viewer(mem, port=DEFAULT_PORT if port is None else port)
+    except OSError as err:
+        if err.errno != errno.EADDRINUSE:
+            raise
+        if port is not None:
+            raise InvalidInput(f"port {port} is in use: choose another, or --port 0 for any free one") from None
+        return Viewer(mem, port=0)

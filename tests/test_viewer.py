@@ -1,0 +1,212 @@
+"""The viewer's server over real HTTP on both stores: what each view says of a tenant (the network, a note's
+versions and links, a search's explanation, the memory as of a moment and what changed since), and its guards
+(token, Host, read-only, one tenant, a strict content security policy)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import urllib.error
+import urllib.request
+from collections.abc import Callable, Iterator
+from typing import Any
+from urllib.parse import quote, urlencode
+
+import pytest
+
+from amem_graph import AgenticMemory
+from amem_graph.viewer import VENDORED, Viewer
+from amem_graph.viewer.server import STATIC
+from amem_graph.viewer.views import words_diff
+
+from .viewer_sample import HOSTILE, Sample, sample
+
+STORES = ("neo4j", "embedded")
+
+
+@pytest.fixture
+def data(memory: AgenticMemory, open_memory: Callable[[str], AgenticMemory]) -> Iterator[Sample]:
+    made = sample(memory, open_memory)
+    yield made
+    memory.admin.delete_tenant(made.other_tenant)
+
+
+@pytest.fixture
+def viewer(memory: AgenticMemory, data: Sample) -> Iterator[Viewer]:
+    with Viewer(memory) as served:
+        yield served
+
+
+def request(viewer: Viewer, path: str, *, token: str | None = "cookie", method: str = "GET",
+            host: str | None = None) -> tuple[int, dict[str, str], bytes]:
+    headers = {"Host": host} if host else {}
+    if token == "cookie":
+        headers["Cookie"] = f"{viewer.cookie}={viewer.token}"
+    elif token is not None:
+        path += ("&" if "?" in path else "?") + urlencode({"token": token})
+    call = urllib.request.Request(f"http://127.0.0.1:{viewer.port}{path}", method=method, headers=headers)
+    try:
+        with urllib.request.urlopen(call, timeout=60) as response:
+            return response.status, dict(response.headers), response.read()
+    except urllib.error.HTTPError as err:
+        return err.code, dict(err.headers), err.read()
+
+
+def api(viewer: Viewer, path: str, **params: Any) -> Any:
+    query = urlencode({k: v for k, v in params.items() if v is not None})
+    status, _, body = request(viewer, f"/api/{path}" + (f"?{query}" if query else ""))
+    assert status == 200, body
+    return json.loads(body)
+
+
+def test_the_network_is_the_tenants_notes_links_sessions_and_entities(viewer: Viewer, data: Sample) -> None:
+    summary = api(viewer, "summary")
+    assert summary["tenant"] == viewer._views.memory.tenant
+    assert summary["counts"]["Note"] == 6 and summary["first"] < summary["now"]
+    assert "s1" in summary["suggest"]["sessions"]
+
+    net = api(viewer, "network")
+    ids = {n["note"]["id"] for n in net["notes"]}
+    assert ids == {data.dog, data.shoes, data.vet, data.hostile, data.new_home}  # current notes only, by default
+    assert any(link["source_id"] == data.shoes and link["target_id"] == data.dog and link["type"] == "ELABORATES"
+               and link["reason"] == "the dog that chewed them" for link in net["links"])
+    assert [data.dog, data.shoes] in net["session_steps"] and [data.shoes, data.hostile] in net["session_steps"]
+    assert any(m["entity"]["name"] == "Alice" for m in net["mentions"])
+    assert all("embedding" not in n["note"] or n["note"]["embedding"] is None for n in net["notes"])
+
+    everything = api(viewer, "network", all=1)
+    states = {n["note"]["id"]: n["state"] for n in everything["notes"]}
+    assert states[data.old_home] == "superseded" and states[data.new_home] == "current"
+
+    assert {n["note"]["id"] for n in api(viewer, "network", session="s1")["notes"]} == {data.dog, data.shoes, data.hostile}
+    assert {n["note"]["id"] for n in api(viewer, "network", entity="beagle")["notes"]} == {data.dog}
+    limited = api(viewer, "network", limit=2)
+    assert len(limited["notes"]) == 2 and limited["more"] is True
+
+
+def test_a_notes_neighbourhood_walks_links_and_session_order(viewer: Viewer, data: Sample) -> None:
+    around = api(viewer, "network", around=data.dog, hops=1)
+    hops = {n["note"]["id"]: n["hops"] for n in around["notes"]}
+    assert hops[data.dog] == 0 and hops[data.shoes] == 1
+    joined = {l["source_id"] for l in around["links"] if l["target_id"] == data.dog} | {
+        l["target_id"] for l in around["links"] if l["source_id"] == data.dog} | {
+        b for a, b in around["session_steps"] if a == data.dog} | {a for a, b in around["session_steps"] if b == data.dog}
+    assert {note_id for note_id, steps in hops.items() if steps == 1} <= joined  # one link or session step away
+    farther = {n["note"]["id"]: n["hops"] for n in api(viewer, "network", around=data.dog, hops=2)["notes"]}
+    assert farther.get(data.hostile) in (1, 2)  # the session's third turn: at most two steps on
+    assert request(viewer, "/api/network?around=no-such-note")[0] == 404
+
+
+def test_a_note_shows_its_versions_as_a_diff_its_links_and_entities(viewer: Viewer, data: Sample) -> None:
+    note = api(viewer, f"note/{data.dog}")
+    assert note["state"] == "current" and note["note"]["content"].endswith("Maximus in May 2023.")
+    change = next(c for c in note["changes"] if c["reason"] == "the dog's full name")
+    assert ["-", "Max"] in change["content"] and ["+", "Maximus"] in change["content"]
+    assert change["before"]["content"] == "Alice adopted a beagle named Max in May 2023."
+    link = next(link for link in note["links"] if link["other_id"] == data.shoes and link["type"] == "ELABORATES")
+    assert not link["outgoing"] and link["reason"] == "the dog that chewed them" and link["other"]["content"].startswith("Max chewed")
+    assert any(e["name"] == "beagle" for e in note["entities"])
+    assert note["evolutions"], "the note's own analysis is an evolution"
+
+    old = api(viewer, f"note/{data.old_home}")
+    assert old["state"] == "superseded"
+    assert old["superseded_by"][0]["newer_id"] == data.new_home and old["superseded_by"][0]["reason"] == "she moved to Denver"
+
+
+def test_as_of_a_moment_the_memory_is_as_it_stood_and_changes_since_are_marked(viewer: Viewer, data: Sample) -> None:
+    then = data.before.isoformat()
+    note = api(viewer, f"note/{data.dog}", as_of=then)
+    assert note["note"]["content"] == "Alice adopted a beagle named Max in May 2023."
+    assert not any(c["reason"] == "the dog's full name" for c in note["changes"])
+
+    net = api(viewer, "network", as_of=then)
+    by_id = {n["note"]["id"]: n for n in net["notes"]}
+    assert data.new_home not in by_id and by_id[data.old_home]["state"] == "current"  # not superseded yet
+    assert by_id[data.dog]["note"]["content"].endswith("Max in May 2023.")
+    assert request(viewer, f"/api/note/{data.new_home}?as_of={quote(then)}")[0] == 404
+
+    marked = {n["note"]["id"]: n["change"] for n in api(viewer, "network", since=then, all=1)["notes"]}
+    assert marked[data.dog] == "changed" and marked[data.new_home] == "added"
+    assert marked[data.old_home] == "superseded" and marked[data.shoes] is None
+
+
+def test_a_search_explains_each_hit_and_counts_no_use(
+    viewer: Viewer, data: Sample, memory: AgenticMemory, open_memory: Callable[[str], AgenticMemory],
+) -> None:
+    found = api(viewer, "search", q="chewed running shoes", mode="fulltext", hops=2)
+    hits = {h["note"]["id"]: h for h in found["hits"]}
+    assert hits[data.shoes]["hops"] == 0 and hits[data.shoes]["fulltext_score"] > 0
+    reached = hits[data.vet]  # no word of the query: found through its link
+    assert reached["hops"] == 1 and reached["seed"] == data.shoes and reached["fulltext_score"] is None
+    assert reached["path"] == [{"from_id": data.shoes, "type": "SUPPORTS", "reason": "why it chews things",
+                                "confidence": 0.9}]
+    # A look is not a recall: the viewer's searches leave the notes' use as it was (closing a memory writes its
+    # pending counts, so the control search is counted and the viewer's is not).
+    with open_memory(memory.tenant) as looking:
+        looking.search("chewed running shoes", mode="fulltext", count_use=False)
+    assert memory.get(data.shoes).retrieval_count == 0
+    with open_memory(memory.tenant) as recalling:
+        recalling.search("chewed running shoes", mode="fulltext")
+    assert memory.get(data.shoes).retrieval_count == 1
+
+    then = api(viewer, "search", q="beagle named Max", as_of=data.before.isoformat())
+    assert all(h["note"]["id"] != data.new_home for h in then["hits"])
+
+
+def test_one_tenants_view_cannot_reach_another_tenant(viewer: Viewer, data: Sample) -> None:
+    assert request(viewer, f"/api/note/{data.other}")[0] == 404
+    assert request(viewer, f"/api/network?around={data.other}")[0] == 404
+    found = api(viewer, "search", q="secret diary about the beagle", mode="hybrid")
+    assert data.other not in {h["note"]["id"] for h in found["hits"]}
+    assert data.other not in {n["note"]["id"] for n in api(viewer, "network", all=1)["notes"]}
+    status, _, body = request(viewer, "/api/summary?tenant=" + data.other_tenant)
+    assert status == 200 and json.loads(body)["tenant"] != data.other_tenant  # no view takes a tenant
+
+
+def test_hostile_text_comes_back_as_data(viewer: Viewer, data: Sample) -> None:
+    note = api(viewer, f"note/{data.hostile}")
+    assert note["note"]["content"] == HOSTILE
+    status, headers, body = request(viewer, "/api/network")
+    assert headers["Content-Type"].startswith("application/json") and headers["X-Content-Type-Options"] == "nosniff"
+
+
+def test_without_the_token_everything_is_forbidden(viewer: Viewer) -> None:
+    for path in ("/", "/static/viewer.js", "/api/summary", "/api/network", "/no-such-page"):
+        assert request(viewer, path, token=None)[0] == 403, path
+        assert request(viewer, path, token="wrong-" + viewer.token)[0] == 403, path
+    status, headers, _ = request(viewer, "/", token=viewer.token)
+    assert status == 200
+    assert f"{viewer.cookie}={viewer.token}" in headers["Set-Cookie"] and "HttpOnly" in headers["Set-Cookie"]
+    assert "SameSite=Strict" in headers["Set-Cookie"]
+    assert request(viewer, "/api/summary", host=f"evil.example:{viewer.port}")[0] == 403  # DNS rebinding
+
+
+def test_the_page_is_read_only_and_strict(viewer: Viewer) -> None:
+    for method in ("POST", "PUT", "DELETE", "PATCH"):
+        assert request(viewer, "/api/summary", method=method)[0] == 405
+    status, headers, body = request(viewer, "/")
+    csp = headers["Content-Security-Policy"]
+    assert "default-src 'none'" in csp and "script-src 'self'" in csp and "unsafe" not in csp
+    assert headers["Referrer-Policy"] == "no-referrer"
+    assert b"<script>" not in body and b"style=" not in body  # no inline code for the policy to allow
+    assert request(viewer, "/static/../server.py")[0] == 404
+    assert request(viewer, "/static/%2e%2e/server.py")[0] == 404
+    assert request(viewer, "/api/network?as_of=yesterday")[0] == 400
+    assert json.loads(request(viewer, "/api/network?limit=0")[2])["error"].startswith("limit")
+    assert request(viewer, "/api/note/" + quote("no such note"))[0] == 400  # not an id
+    assert request(viewer, "/api/note/no-such-note")[0] == 404
+    assert request(viewer, "/api/note")[0] == 404 and request(viewer, "/api/summary/extra")[0] == 404
+
+
+@pytest.mark.embedded
+def test_the_vendored_script_is_the_pinned_release() -> None:
+    for name, digest in VENDORED.items():
+        assert hashlib.sha256(STATIC.joinpath("vendor", name).read_bytes()).hexdigest() == digest
+    assert STATIC.joinpath("vendor", "cytoscape.LICENSE.txt").is_file()
+
+
+@pytest.mark.embedded
+def test_words_diff_keeps_every_character() -> None:
+    ops = words_diff("Alice adopted a beagle named Max.", "Alice adopted  a beagle called Max!")
+    assert "".join(t for op, t in ops if op != "+") == "Alice adopted a beagle named Max."
+    assert "".join(t for op, t in ops if op != "-") == "Alice adopted  a beagle called Max!"
