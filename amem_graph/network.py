@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
+from itertools import pairwise
 from typing import Any, Literal
 
 from . import timeline, validation
@@ -199,7 +200,7 @@ def _session_steps(notes: Sequence[Note]) -> tuple[tuple[str, str], ...]:
     steps = []
     for members in by_session.values():
         members.sort(key=lambda n: n.seq or 0)
-        steps += [(a.id, b.id) for a, b in zip(members, members[1:], strict=False)]
+        steps += [(a.id, b.id) for a, b in pairwise(members)]
     return tuple(steps)
 
 

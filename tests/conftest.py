@@ -26,6 +26,8 @@ from amem_graph.server import ConnectionInfo, LocalNeo4j, free_port
 from amem_graph.settings import LLMSettings
 from amem_graph.store.embedded.store import EmbeddedStore
 
+from .chromium import page  # noqa: F401 (the fixture of the tests that drive Chromium)
+
 os.environ.setdefault("HF_HUB_OFFLINE", "1")  # torch's tests load local folders only: the hub is not reachable
 
 

@@ -5,13 +5,12 @@ out/browser-screenshot.png for a person to look at (out/browser-failure.png when
 
 from __future__ import annotations
 
-import os
 import re
 import shutil
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, NoReturn
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 import pytest
@@ -19,56 +18,21 @@ import pytest
 from amem_graph import AgenticMemory, cypher
 from amem_graph.server import ConnectionInfo
 
+from .chromium import TIMEOUT_MS, unavailable
+
 OUT = Path(__file__).resolve().parents[1] / "out"
-CHROMIUM_ARGS = [
-    "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-quic",
-    "--no-first-run", "--disable-component-update", "--disable-sync",
-]
-TIMEOUT_MS = 120_000  # two slow cores: the SPA, Bolt handshake and graph layout can each take a while
 # Where Neo4j Browser puts an error, besides a frame's status bar: a Cypher error frame, the app's banner.
 ERRORS = '[data-testid="cypherFrameErrorMessage"], [data-testid="errorBanner"]'
 GRAPH_NODES = "svg .layer.nodes .node"
 
-if TYPE_CHECKING:  # at run time playwright is imported by the fixture, after the skip rule
+if TYPE_CHECKING:
     from playwright.sync_api import Locator, Page
-
-
-def _unavailable(reason: str) -> NoReturn:
-    """CI must have Chromium and Playwright, so there a missing one fails; elsewhere the test is skipped."""
-    if os.environ.get("CI", "").lower() not in ("", "0", "false"):
-        pytest.fail(f"{reason} (CI must install it: scripts/setup.sh does, as root)")
-    pytest.skip(reason)
-
-
-def _chromium() -> str:
-    path = "/usr/bin/chromium" if Path("/usr/bin/chromium").exists() else shutil.which("chromium")
-    if path is None:
-        _unavailable("Chromium is not installed (apt-get install chromium)")
-    return path
-
-
-@pytest.fixture
-def page() -> Iterator[Page]:
-    executable = _chromium()
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        _unavailable("the playwright package is not installed (pip install -e '.[test]')")
-    # Playwright gives every launch a fresh temporary profile: no saved connection or style carries over.
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS, headless=True)
-        try:
-            page = browser.new_page(viewport={"width": 1400, "height": 900})
-            page.set_default_timeout(TIMEOUT_MS)
-            yield page
-        finally:
-            browser.close()
 
 
 @pytest.fixture
 def browser_url(neo4j_server: ConnectionInfo) -> str:
     if not neo4j_server.http_url:
-        _unavailable(f"the HTTP port of {neo4j_server.uri} is unknown: it is not AMEM_HOME's local server")
+        unavailable(f"the HTTP port of {neo4j_server.uri} is unknown: it is not AMEM_HOME's local server")
     return neo4j_server.browser_url
 
 

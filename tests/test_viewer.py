@@ -166,7 +166,7 @@ def test_one_tenants_view_cannot_reach_another_tenant(viewer: Viewer, data: Samp
 def test_hostile_text_comes_back_as_data(viewer: Viewer, data: Sample) -> None:
     note = api(viewer, f"note/{data.hostile}")
     assert note["note"]["content"] == HOSTILE
-    status, headers, body = request(viewer, "/api/network")
+    _, headers, _ = request(viewer, "/api/network")
     assert headers["Content-Type"].startswith("application/json") and headers["X-Content-Type-Options"] == "nosniff"
 
 
@@ -184,7 +184,7 @@ def test_without_the_token_everything_is_forbidden(viewer: Viewer) -> None:
 def test_the_page_is_read_only_and_strict(viewer: Viewer) -> None:
     for method in ("POST", "PUT", "DELETE", "PATCH"):
         assert request(viewer, "/api/summary", method=method)[0] == 405
-    status, headers, body = request(viewer, "/")
+    _, headers, body = request(viewer, "/")
     csp = headers["Content-Security-Policy"]
     assert "default-src 'none'" in csp and "script-src 'self'" in csp and "unsafe" not in csp
     assert headers["Referrer-Policy"] == "no-referrer"

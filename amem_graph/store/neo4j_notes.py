@@ -13,8 +13,8 @@ from neo4j.exceptions import ConstraintError
 from .. import cypher, validation
 from ..errors import InvalidInput
 from ..models import (
-    LINK_TYPES,
     EVERY_NOTE,
+    LINK_TYPES,
     NO_FILTER,
     Evolution,
     Link,

@@ -104,17 +104,17 @@ class Viewer:
             server_version = "amem-graph-viewer"
             sys_version = ""
 
-            def do_GET(self) -> None:  # noqa: N802 (the stdlib's name)
+            def do_GET(self) -> None:
                 viewer._get(self)
 
-            def do_HEAD(self) -> None:  # noqa: N802
+            def do_HEAD(self) -> None:
                 viewer._get(self, body=False)
 
             def _refuse(self) -> None:
                 viewer._send(self, HTTPStatus.METHOD_NOT_ALLOWED, b"read-only: GET only\n", "text/plain",
                              {"Allow": "GET, HEAD"})
 
-            do_POST = do_PUT = do_DELETE = do_PATCH = do_OPTIONS = _refuse  # noqa: N815
+            do_POST = do_PUT = do_DELETE = do_PATCH = do_OPTIONS = _refuse
 
             def log_message(self, format: str, *args: Any) -> None:  # the URL holds the token: never logged
                 pass

@@ -10,6 +10,7 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from datetime import datetime
+from itertools import pairwise
 from typing import Any
 
 from .. import validation
@@ -233,7 +234,7 @@ def _changes(history: NoteHistory) -> list[dict[str, Any]]:
     word diff of the texts; the labels added and removed)."""
     states: list[NoteVersion | Note] = [*sorted(history.versions, key=lambda v: v.version), history.note]
     out = []
-    for before, after in zip(states, states[1:], strict=False):
+    for before, after in pairwise(states):
         assert isinstance(before, NoteVersion)  # every state but the last is a kept version
         out.append({
             "version": before.version, "to_version": after.version, "at": _iso(before.valid_to),

@@ -22,11 +22,16 @@
       else if (key === "data") for (const [name, v] of Object.entries(value)) node.dataset[name] = String(v);
       else node.setAttribute(key, String(value));
     }
+    return put(node, children);
+  }
+
+  /** Appends children (arrays flattened; strings as text) to `parent`. */
+  function put(parent, ...children) {
     for (const child of children.flat(Infinity)) {
       if (child === null || child === undefined || child === false) continue;
-      node.append(child instanceof Node ? child : document.createTextNode(String(child)));
+      parent.append(child instanceof Node ? child : document.createTextNode(String(child)));
     }
-    return node;
+    return parent;
   }
 
   const short = (text, n = 48) => {
@@ -97,6 +102,7 @@
     });
     cy.one("layoutstop", () => {
       cy.fit(undefined, 30);
+      if (cy.zoom() > 1.4) cy.zoom({ level: 1.4, renderedPosition: { x: graph.clientWidth / 2, y: graph.clientHeight / 2 } });
       graph.dataset.nodes = String(cy.nodes().length);
       graph.dataset.ready = "1";
     });
@@ -142,8 +148,8 @@
     return els;
   }
 
-  const COSE = { name: "cose", animate: false, randomize: true, numIter: 600, nodeRepulsion: () => 9000,
-    idealEdgeLength: () => 60, padding: 20 };
+  const COSE = { name: "cose", animate: false, randomize: true, numIter: 600, nodeRepulsion: () => 12000,
+    idealEdgeLength: () => 80, nodeOverlap: 20, nodeDimensionsIncludeLabels: true, padding: 20 };
 
   async function showNetwork() {
     status("Loading the network…");
@@ -171,9 +177,9 @@
 
   function listNotes(data) {
     const box = details("Notes shown");
-    if (!data.notes.length) box.append(el("p", { class: "empty" }, "No note matches."));
+    if (!data.notes.length) put(box, el("p", { class: "empty" }, "No note matches."));
     for (const item of data.notes) {
-      box.append(el("div", { class: "item note-row", data: { noteId: item.note.id }, on: { click: () => showNote(item.note.id) } },
+      put(box, el("div", { class: "item note-row", data: { noteId: item.note.id }, on: { click: () => showNote(item.note.id) } },
         badge(item.state), item.change ? badge(item.change) : null,
         el("span", { class: "text" }, short(item.note.content, 160))));
     }
@@ -208,14 +214,14 @@
     } catch (err) {
       state.note = null;
       const box = details("Note");
-      box.append(el("p", { class: "empty" }, err.message));
+      put(box, el("p", { class: "empty" }, err.message));
     }
   }
 
   function renderNote(data) {
     const note = data.note;
     const box = details("Note", { noteId: note.id, version: note.version, state: data.state });
-    box.append(
+    put(box, 
       el("div", null, badge(data.state), el("span", { class: "meta" }, `${note.id} · version ${note.version}`)),
       el("div", { class: "meta" }, [note.speaker ? `said by ${note.speaker}` : null, note.session ? `session ${note.session} #${note.seq ?? "?"}` : null,
         `recorded ${when(note.created_at)}`, note.event_time ? `said ${when(note.event_time)}` : null,
@@ -229,12 +235,12 @@
       el("h3", null, "Tags"), el("div", null, labels(note.tags)),
     );
     if (data.passages.length) {
-      box.append(el("h3", null, `Passages (${data.passages.length})`),
+      put(box, el("h3", null, `Passages (${data.passages.length})`),
         data.passages.map((p) => el("div", { class: "item" }, el("span", { class: "meta" }, `characters ${p.start}–${p.end}: `),
           el("span", { class: "text" }, short(note.content.slice(p.start, p.end), 160)))));
     }
-    box.append(el("h3", null, `Versions (${data.changes.length} change${data.changes.length === 1 ? "" : "s"})`));
-    if (!data.changes.length) box.append(el("div", { class: "empty" }, "Unchanged since it was recorded."));
+    put(box, el("h3", null, `Versions (${data.changes.length} change${data.changes.length === 1 ? "" : "s"})`));
+    if (!data.changes.length) put(box, el("div", { class: "empty" }, "Unchanged since it was recorded."));
     for (const change of data.changes) {
       const parts = [el("div", { class: "meta" }, `version ${change.version} → ${change.to_version} · ${when(change.at)} · ${change.reason}`)];
       if (change.content.some(([op]) => op !== "=")) parts.push(el("div", { class: "meta" }, "content"), diff(change.content));
@@ -246,13 +252,13 @@
             d.removed.map((x) => el("del", null, x + " ")), d.added.map((x) => el("ins", null, x + " "))));
         }
       }
-      box.append(el("div", { class: "item change", data: { version: change.version } }, parts));
+      put(box, el("div", { class: "item change", data: { version: change.version } }, parts));
     }
-    box.append(el("h3", null, `Evolutions (${data.evolutions.length})`));
-    if (!data.evolutions.length) box.append(el("div", { class: "empty" }, "none"));
+    put(box, el("h3", null, `Evolutions (${data.evolutions.length})`));
+    if (!data.evolutions.length) put(box, el("div", { class: "empty" }, "none"));
     for (const evo of data.evolutions) {
       const own = evo.trigger_note_id === note.id;
-      box.append(el("div", { class: "item evolution" },
+      put(box, el("div", { class: "item evolution" },
         el("div", { class: "meta" }, `${when(evo.at)} · ${evo.analysis}${evo.model ? " " + evo.model : ""} · ` +
           (own ? "this note's own analysis" : "when a later note arrived")),
         own ? null : el("a", { href: "#", on: { click: (e) => { e.preventDefault(); showNote(evo.trigger_note_id); } } }, "open the note that triggered it"),
@@ -260,21 +266,21 @@
         el("details", null, el("summary", null, "the decision as recorded"), el("pre", { class: "text" }, JSON.stringify(evo.decision, null, 2)))));
     }
     if (data.superseded_by.length) {
-      box.append(el("h3", null, "Superseded by"), data.superseded_by.map((s) => el("div", { class: "item link", on: { click: () => showNote(s.newer_id) } },
+      put(box, el("h3", null, "Superseded by"), data.superseded_by.map((s) => el("div", { class: "item link", on: { click: () => showNote(s.newer_id) } },
         el("div", { class: "meta" }, when(s.at)), el("div", { class: "text" }, s.reason), s.newer ? el("div", { class: "text" }, short(s.newer.content, 200)) : null)));
     }
-    box.append(el("h3", null, `Links (${data.links.length})`));
-    if (!data.links.length) box.append(el("div", { class: "empty" }, "none"));
+    put(box, el("h3", null, `Links (${data.links.length})`));
+    if (!data.links.length) put(box, el("div", { class: "empty" }, "none"));
     for (const link of data.links) {
-      box.append(el("div", { class: "item link", data: { other: link.other_id }, on: { click: () => showNote(link.other_id) } },
+      put(box, el("div", { class: "item link", data: { other: link.other_id }, on: { click: () => showNote(link.other_id) } },
         el("div", null, el("span", { class: "label" }, (link.outgoing ? "→ " : "← ") + link.type), el("span", { class: "meta" }, `confidence ${num(link.confidence, 2)}`),
           link.valid ? null : badge("ended")),
         link.reason ? el("div", { class: "text" }, link.reason) : null,
         el("div", { class: "text meta" }, link.other ? short(link.other.content, 200) : link.other_id)));
     }
-    box.append(el("h3", null, "Entities"));
-    if (!data.entities.length) box.append(el("div", { class: "empty" }, "none"));
-    box.append(el("div", null, data.entities.map((e) => el("span", { class: "label entity-row", on: { click: () => showEntity(e.name) } }, `${e.name} (${e.kind})`))));
+    put(box, el("h3", null, "Entities"));
+    if (!data.entities.length) put(box, el("div", { class: "empty" }, "none"));
+    put(box, el("div", null, data.entities.map((e) => el("span", { class: "label entity-row", on: { click: () => showEntity(e.name) } }, `${e.name} (${e.kind})`))));
   }
 
   /** The reasons an analyser gave, wherever its decision keeps them. */
@@ -334,12 +340,12 @@
     draw(els, COSE, `${data.hits.length} hits for “${short(data.query, 60)}”` + (state.asOf ? ` · as of ${when(state.asOf)}` : ""));
     state.note = null;
     const box = details("Search", { query: data.query });
-    if (!data.hits.length) box.append(el("p", { class: "empty" }, "Nothing found."));
+    if (!data.hits.length) put(box, el("p", { class: "empty" }, "Nothing found."));
     const content = new Map([...data.hits.map((h) => [h.note.id, h.note.content]), ...data.path_notes.map((n) => [n.id, n.content])]);
     for (const hit of data.hits) {
       const scores = [`score ${num(hit.score)}`, `vector ${num(hit.vector_score)}`, `fulltext ${num(hit.fulltext_score)}`, `seed ${num(hit.seed_score)}`];
       const boosts = Object.entries(hit.boosts || {}).map(([name, amount]) => `${name} +${num(amount)}`);
-      box.append(el("div", { class: "item hit", data: { noteId: hit.note.id, hops: hit.hops }, on: { click: () => showNote(hit.note.id) } },
+      put(box, el("div", { class: "item hit", data: { noteId: hit.note.id, hops: hit.hops }, on: { click: () => showNote(hit.note.id) } },
         el("div", null, el("strong", null, `#${hit.rank} `), badge(hit.note.state), hit.hops ? el("span", { class: "meta" }, `reached in ${hit.hops} step${hit.hops > 1 ? "s" : ""}`) : el("span", { class: "meta" }, "a seed: found by the indexes")),
         el("div", { class: "text" }, short(hit.note.content, 240)),
         el("div", { class: "scores" }, scores.join(" · ") + (boosts.length ? " · priors " + boosts.join(", ") : "")),
@@ -356,9 +362,9 @@
     try {
       const data = await api("entities", moment());
       const box = details(`Entities (${data.entities.length})`);
-      if (!data.entities.length) box.append(el("p", { class: "empty" }, "No entity yet."));
+      if (!data.entities.length) put(box, el("p", { class: "empty" }, "No entity yet."));
       for (const e of data.entities) {
-        box.append(el("div", { class: "item entity-row", on: { click: () => showEntity(e.name) } },
+        put(box, el("div", { class: "item entity-row", on: { click: () => showEntity(e.name) } },
           el("strong", null, e.name), el("span", { class: "meta" }, ` ${e.kind} · ${e.mentions} mention${e.mentions === 1 ? "" : "s"}`)));
       }
     } catch (err) { status(err.message, true); }
@@ -370,7 +376,7 @@
       const e = data.entity;
       const box = details(e.name, { entity: e.key });
       const most = Math.max(1, ...data.months.map(([, n]) => n));
-      box.append(
+      put(box, 
         el("div", { class: "meta" }, `${e.kind} · ${e.mentions} mentions · first ${when(e.first_seen)} · last ${when(e.last_seen)}`),
         e.aliases.length ? el("div", null, el("span", { class: "meta" }, "also called "), labels(e.aliases)) : null,
         e.alias_of ? el("div", { class: "meta" }, `merged into ${e.alias_of}`) : null,
@@ -396,18 +402,18 @@
     try {
       const data = await api("tiers");
       const box = details("MemoryOS tiers");
-      if (state.asOf) box.append(el("p", { class: "meta" }, "The tiers as they are now (the slider moves the notes)."));
+      if (state.asOf) put(box, el("p", { class: "meta" }, "The tiers as they are now (the slider moves the notes)."));
       const sessions = Object.entries(data.sessions);
-      box.append(el("h3", null, `Sessions (${sessions.length})`),
+      put(box, el("h3", null, `Sessions (${sessions.length})`),
         sessions.length ? sessions.map(([s, n]) => el("div", { class: "item" }, `${s}: ${n} page${n === 1 ? "" : "s"}`)) : el("div", { class: "empty" }, "No dialogue turns (add_turn) yet."));
-      box.append(el("h3", null, `Short-term pages (${data.short_term.length})`),
+      put(box, el("h3", null, `Short-term pages (${data.short_term.length})`),
         data.short_term.map((p) => el("div", { class: "item" }, el("div", { class: "meta" }, `${p.session_id} #${p.seq} · ${when(p.at)}`),
           el("div", { class: "text" }, p.user_text), p.assistant_text ? el("div", { class: "text meta" }, "Assistant: " + p.assistant_text) : null)));
-      box.append(el("h3", null, `Segments by heat (${data.segments.length})`),
+      put(box, el("h3", null, `Segments by heat (${data.segments.length})`),
         data.segments.map((s) => el("div", { class: "item segment" }, el("div", null, el("span", { class: "heat" }, `heat ${num(s.heat, 2)}`),
           el("span", { class: "meta" }, ` · ${s.pages} pages · ${s.visits} visits${s.archived_at ? " · archived" : ""}`)),
         el("div", { class: "text" }, s.summary), el("div", null, labels(s.keywords)))));
-      box.append(el("h3", null, `Persona (${data.persona.length})`),
+      put(box, el("h3", null, `Persona (${data.persona.length})`),
         data.persona.map((f) => el("div", { class: "item" }, el("span", { class: "label" }, f.kind), el("span", { class: "text" }, f.text),
           el("span", { class: "meta" }, ` · confidence ${num(f.confidence, 2)} · ${f.mentions}×`))));
     } catch (err) { status(err.message, true); }
@@ -461,7 +467,7 @@
   function legend() {
     const items = [["current", "current"], ["superseded", "superseded"], ["archived", "archived"], ["entity", "entity"],
       ["added", "added since"], ["changed", "changed since"]];
-    $("legend").replaceChildren(el("h3", null, "Legend"), items.map(([cls, text]) => el("div", null, el("span", { class: "swatch " + cls }), text)),
+    put($("legend"), el("h3", null, "Legend"), items.map(([cls, text]) => el("div", null, el("span", { class: "swatch " + cls }), text)),
       el("div", null, "dashed: session order · dotted: mentions"));
   }
 
