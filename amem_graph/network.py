@@ -39,7 +39,8 @@ class GraphNote:
 
     def to_dict(self) -> dict[str, Any]:
         note = self.note.to_dict()
-        note.pop("links")  # the graph's links say it, once per link
+        for bulky in ("links", "neighbourhood"):  # the graph's links say the first; the note's own view, the second
+            note.pop(bulky)
         return {"note": note, "state": self.state, "change": self.change, "hops": self.hops}
 
 
@@ -62,7 +63,8 @@ class NoteGraph:
             "notes": [n.to_dict() for n in self.notes],
             "links": [{**_jsonable(link), "change": change} for link, change in self.links],
             "session_steps": [list(step) for step in self.session_steps],
-            "mentions": [{"note_id": note_id, "entity": entity.to_dict()} for note_id, entity in self.mentions],
+            "entities": {entity.key: entity.to_dict() for _, entity in self.mentions},
+            "mentions": [[note_id, entity.key] for note_id, entity in self.mentions],
             "more": self.more, "as_of": _jsonable(self.as_of), "since": _jsonable(self.since),
         }
 

@@ -5,16 +5,21 @@ versions and links, a search's explanation, the memory as of a moment and what c
 from __future__ import annotations
 
 import hashlib
+import os
 import json
+import signal
+import subprocess
+import sys
 import urllib.error
 import urllib.request
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 from urllib.parse import quote, urlencode
 
 import pytest
 
-from amem_graph import AgenticMemory
+from amem_graph import AgenticMemory, Settings
 from amem_graph.viewer import VENDORED, Viewer
 from amem_graph.viewer.server import STATIC
 from amem_graph.viewer.views import words_diff
@@ -71,7 +76,8 @@ def test_the_network_is_the_tenants_notes_links_sessions_and_entities(viewer: Vi
     assert any(link["source_id"] == data.shoes and link["target_id"] == data.dog and link["type"] == "ELABORATES"
                and link["reason"] == "the dog that chewed them" for link in net["links"])
     assert [data.dog, data.shoes] in net["session_steps"] and [data.shoes, data.hostile] in net["session_steps"]
-    assert any(m["entity"]["name"] == "Alice" for m in net["mentions"])
+    beagle = next(key for key, entity in net["entities"].items() if entity["name"] == "beagle")
+    assert [data.dog, beagle] in net["mentions"]
     assert all("embedding" not in n["note"] or n["note"]["embedding"] is None for n in net["notes"])
 
     everything = api(viewer, "network", all=1)
@@ -196,6 +202,30 @@ def test_the_page_is_read_only_and_strict(viewer: Viewer) -> None:
     assert request(viewer, "/api/note/" + quote("no such note"))[0] == 400  # not an id
     assert request(viewer, "/api/note/no-such-note")[0] == 404
     assert request(viewer, "/api/note")[0] == 404 and request(viewer, "/api/summary/extra")[0] == 404
+
+
+def test_the_command_prints_its_url_serves_and_stops(cli_env: dict[str, str], cli_tenant: str) -> None:
+    with AgenticMemory(Settings.from_env(cli_env), tenant=cli_tenant) as memory:
+        note = memory.add("Nate adopted a turtle named Shelly.")
+    command = [str(Path(sys.executable).parent / "amem-graph"), "view", "-t", cli_tenant, "--port", "0", "--no-browser"]
+    proc = subprocess.Popen(command, env={**os.environ, **cli_env}, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)
+    try:
+        assert proc.stdout is not None
+        url = next(line.strip() for line in proc.stdout if line.startswith("http://127.0.0.1:"))
+        base, token = url.split("/?token=")
+        with urllib.request.urlopen(f"{base}/api/note/{note.id}?token={token}", timeout=60) as response:
+            assert json.loads(response.read())["note"]["content"] == "Nate adopted a turtle named Shelly."
+        with pytest.raises(urllib.error.HTTPError) as refused:
+            urllib.request.urlopen(f"{base}/api/summary", timeout=60)
+        assert refused.value.code == 403
+        port = int(base.rsplit(":", 1)[1])
+        taken = subprocess.run([*command[:4], "--port", str(port), "--no-browser"], env={**os.environ, **cli_env},
+                               capture_output=True, text=True, timeout=300, check=False)
+        assert taken.returncode == 3 and f"port {port} is in use" in taken.stderr
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(60) == 0
 
 
 @pytest.mark.embedded

@@ -22,6 +22,7 @@ from ..bench import locomo_recall
 from ..bench import mcp as mcp_bench
 from ..bench import scale as scale_bench
 from ..bench import timeline
+from ..bench import view as view_bench
 from ..bench.cold import cold_then_warm
 from ..errors import InvalidInput
 from ..models import MAX_HOPS
@@ -283,6 +284,31 @@ def time_(
     --as-of and with --valid-at, in the same run."""
     result = _on_stores(store, lambda mem: timeline.run(mem, data, prefix=prefix, people=people, moves=moves,
                                                         keep=keep))
+    print_json(result, also_to=json_out)
+
+
+@app.command()
+@user_errors
+def view(
+    notes: Annotated[int, typer.Option("--notes", min=10, help="Notes in the tenant the viewer shows")] = 10_000,
+    links: Annotated[int, typer.Option(min=0, help="Links made between random notes")] = 2_000,
+    changes: Annotated[int, typer.Option(min=0, help="Notes changed after the links (versions to show)")] = 100,
+    repeats: Annotated[int, typer.Option(min=1, max=1000, help="Timed repeats of each request")] = 20,
+    browser: Annotated[bool, typer.Option(help="Also time the page in headless Chromium (when installed)")] = True,
+    keep: Annotated[bool, typer.Option(help="Keep the benchmark tenant instead of deleting it")] = False,
+    json_out: JsonOutOption = None,
+    store: StoreOption = None,
+) -> None:
+    """The viewer on a large tenant over HTTP: the first view (the page, its assets, the summary and the overview),
+    the page interactive in Chromium, a search with its explanation, a neighbourhood, a note, an as-of overview."""
+    def bench(kind: str | None) -> dict[str, Any]:
+        with memory(view_bench.tenant(), store=kind) as mem:
+            return view_bench.run(mem, notes, links=links, changes=changes, repeats=repeats, browser=browser, keep=keep)
+
+    if store == "both":
+        result: dict[str, Any] = {"stores": {kind: bench(kind) for kind in ("neo4j", "embedded")}}
+    else:
+        result = bench(store and store.value)
     print_json(result, also_to=json_out)
 
 

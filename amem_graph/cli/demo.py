@@ -62,6 +62,7 @@ def _next_steps(memory: AgenticMemory, tenant: str) -> str:
     if memory.admin.kind == "embedded":
         return (
             f"\nThis ran on the embedded store in {memory.admin.location}: no server, nothing else to start.\n"
+            f"See it in your browser: amem-graph view -t {tenant}\n"
             "To use Neo4j and explore the graph in Neo4j Browser:\n"
             f"  amem-graph export -t {tenant} --out {tenant}.jsonl     # while NEO4J_URI is unset\n"
             "  amem-graph neo4j start && eval \"$(amem-graph neo4j env)\"   # Neo4j 5.26 from Maven Central\n"
@@ -69,4 +70,5 @@ def _next_steps(memory: AgenticMemory, tenant: str) -> str:
         )
     browser = LocalNeo4j.for_settings(memory.settings).connection()
     where = browser.http_url if browser else "your server's Browser"
-    return f"\nThis ran on Neo4j at {memory.admin.location}. Explore it in Neo4j Browser ({where}): amem-graph browser -t {tenant}"
+    return (f"\nThis ran on Neo4j at {memory.admin.location}. See it in your browser: amem-graph view -t {tenant}\n"
+            f"Or explore it in Neo4j Browser ({where}): amem-graph browser -t {tenant}")

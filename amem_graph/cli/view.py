@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import errno
+import signal
 import webbrowser
 from typing import TYPE_CHECKING, Annotated
 
@@ -36,12 +37,17 @@ def view(
         console.print("Ctrl-C stops it.", highlight=False)
         if not no_browser:
             webbrowser.open(viewer.url)
+        signal.signal(signal.SIGTERM, _interrupt)  # a service manager's stop ends it as Ctrl-C does
         try:
             viewer.serve()
         except KeyboardInterrupt:
             pass
         finally:
             viewer.close()
+
+
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
 
 
 def _viewer(mem: AgenticMemory, port: int | None) -> Viewer:

@@ -116,7 +116,7 @@ class Views:
         around = memory.network.around(note.id, hops=1, limit=200, as_of=at)
         others = {n.note.id: n for n in around.notes}
         return {
-            "note": _note(note), "state": state(note),
+            "note": _note(note, neighbourhood=True), "state": state(note),
             "changes": _changes(history),
             "evolutions": [_evolution(e) for e in history.evolutions],
             "superseded_by": [s.__dict__ | {"at": _iso(s.at), "newer": _brief(others.get(s.newer_id))}
@@ -201,9 +201,12 @@ def _iso(at: datetime | None) -> str | None:
     return None if at is None else at.isoformat()
 
 
-def _note(note: Note) -> dict[str, Any]:
+def _note(note: Note, *, neighbourhood: bool = False) -> dict[str, Any]:
+    """A note for the page: its links come apart, and the turns around it only where the note is opened."""
     data = note.to_dict()
     data.pop("links")
+    if not neighbourhood:
+        data.pop("neighbourhood")
     return data
 
 

@@ -34,8 +34,10 @@ class Node:
     key: int
     labels: frozenset[str]
     props: dict[str, Any]
-    out: set[int] = field(default_factory=set)  # relationship keys
-    into: set[int] = field(default_factory=set)
+    # Relationship keys by type, so that one type of a node with thousands of another (an entity's MENTIONS) is
+    # found without reading the rest.
+    out: dict[str, set[int]] = field(default_factory=dict)
+    into: dict[str, set[int]] = field(default_factory=dict)
 
 
 @dataclass
@@ -88,12 +90,11 @@ class PropertyGraph:
         return None if key is None else self.nodes[key]
 
     def relationships(self, node: Node, types: Iterable[str] | None = None, direction: str = "out") -> Iterator[Rel]:
-        wanted = None if types is None else set(types)
-        keys = node.out if direction == "out" else node.into if direction == "in" else node.out | node.into
-        for key in list(keys):
-            rel = self.rels[key]
-            if wanted is None or rel.type in wanted:
-                yield rel
+        sides = (node.out,) if direction == "out" else (node.into,) if direction == "in" else (node.out, node.into)
+        kinds = [(side, kind) for side in sides for kind in (list(side) if types is None else types)]
+        keys = dict.fromkeys(key for side, kind in kinds for key in side.get(kind, ()))  # once each, a loop too
+        for key in keys:
+            yield self.rels[key]
 
     def other(self, rel: Rel, node: Node) -> Node:
         return self.nodes[rel.end if rel.start == node.key else rel.start]
@@ -242,11 +243,14 @@ class PropertyGraph:
         self._vectors_changed(node)
 
     def _drop_rel(self, rel: Rel) -> None:
-        self.nodes[rel.start].out.discard(rel.key)
-        self.nodes[rel.end].into.discard(rel.key)
+        for side in (self.nodes[rel.start].out, self.nodes[rel.end].into):
+            keys = side[rel.type]
+            keys.discard(rel.key)
+            if not keys:
+                del side[rel.type]
         del self.rels[rel.key]
 
     def _put_rel(self, rel: Rel) -> None:
         self.rels[rel.key] = rel
-        self.nodes[rel.start].out.add(rel.key)
-        self.nodes[rel.end].into.add(rel.key)
+        self.nodes[rel.start].out.setdefault(rel.type, set()).add(rel.key)
+        self.nodes[rel.end].into.setdefault(rel.type, set()).add(rel.key)

@@ -100,7 +100,9 @@
       if (data.kind === "note") showNote(data.id);
       else if (data.kind === "entity") showEntity(data.name);
     });
+    performance.mark("amem-layout-start");
     cy.one("layoutstop", () => {
+      performance.mark("amem-layout-stop");
       cy.fit(undefined, 30);
       if (cy.zoom() > 1.4) cy.zoom({ level: 1.4, renderedPosition: { x: graph.clientWidth / 2, y: graph.clientHeight / 2 } });
       graph.dataset.nodes = String(cy.nodes().length);
@@ -131,13 +133,15 @@
       els.push({ group: "edges", classes: "next", data: { id: `n:${a}>${b}`, source: a, target: b, label: "", kind: "next" } });
     }
     const byEntity = new Map();
-    for (const m of data.mentions) {
-      const entry = byEntity.get(m.entity.key) || { entity: m.entity, notes: [] };
-      entry.notes.push(m.note_id);
-      byEntity.set(m.entity.key, entry);
+    for (const [noteId, key] of data.mentions) {
+      const entry = byEntity.get(key) || { entity: data.entities[key], notes: [] };
+      entry.notes.push(noteId);
+      byEntity.set(key, entry);
     }
-    const shown = [...byEntity.values()].filter((e) => e.notes.length >= entities)
-      .sort((a, b) => b.notes.length - a.notes.length).slice(0, 40);
+    // An entity that most notes mention (the speaker of a chat) would tie everything to everything: left out.
+    const most = Math.max(entities, Math.floor(data.notes.length / 2));
+    const shown = [...byEntity.values()].filter((e) => e.notes.length >= entities && e.notes.length <= most)
+      .sort((a, b) => b.notes.length - a.notes.length).slice(0, 30);
     for (const { entity, notes } of shown) {
       const id = "e:" + entity.key;
       els.push({ group: "nodes", classes: "entity", data: { id, kind: "entity", name: entity.name, label: entity.name } });
@@ -148,7 +152,7 @@
     return els;
   }
 
-  const COSE = { name: "cose", animate: false, randomize: true, numIter: 600, nodeRepulsion: () => 12000,
+  const COSE = { name: "cose", animate: false, randomize: true, numIter: 300, nodeRepulsion: () => 12000,
     idealEdgeLength: () => 80, nodeOverlap: 20, nodeDimensionsIncludeLabels: true, padding: 20 };
 
   async function showNetwork() {
@@ -475,6 +479,7 @@
     window.amemViewer = { cy: null, state };
     if (new URLSearchParams(location.search).has("token")) history.replaceState(null, "", location.pathname);
     legend();
+    showNetwork();  // beside the summary: the graph needs nothing from it
     try {
       const summary = await api("summary");
       state.summary = summary;
@@ -507,7 +512,6 @@
     $("filters").addEventListener("submit", (e) => { e.preventDefault(); applyFilters(); });
     $("clear").addEventListener("click", () => { $("filters").reset(); applyFilters(); });
     for (const button of document.querySelectorAll("#tabs button")) button.addEventListener("click", () => selectTab(button.dataset.tab));
-    showNetwork();
   }
 
   document.addEventListener("DOMContentLoaded", start);
