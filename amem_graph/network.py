@@ -12,7 +12,7 @@ from itertools import pairwise
 from typing import Any, Literal
 
 from . import timeline, validation
-from .entities.lookup import Entities
+from .entities.lookup import Entities, mentions_of
 from .errors import InvalidInput, NoteNotFound
 from .models import EVERY_NOTE, Entity, Link, Note, NoteVersion, SearchFilter, _jsonable
 from .store import MemoryStore
@@ -189,7 +189,7 @@ def _graph(
         ) for note in notes),
         links=tuple(links.values()),
         session_steps=_session_steps(notes),
-        mentions=_mentions(tx, sorted(shown)),
+        mentions=tuple((note_id, entity) for note_id, entity, _ in mentions_of(tx, sorted(shown))),
         more=more, as_of=at, since=since,
     )
 
@@ -204,20 +204,6 @@ def _session_steps(notes: Sequence[Note]) -> tuple[tuple[str, str], ...]:
         members.sort(key=lambda n: n.seq or 0)
         steps += [(a.id, b.id) for a, b in pairwise(members)]
     return tuple(steps)
-
-
-def _mentions(tx: Tx, note_ids: Sequence[str]) -> tuple[tuple[str, Entity], ...]:
-    """Each note's entities, an alias as the entity it was merged into, each once per note."""
-    rows = tx.mentioned_by(note_ids) if note_ids else []
-    into = {e.key: e for e in tx.entities(keys=sorted({e.alias_of for _, e, _ in rows if e.alias_of}))}
-    seen: set[tuple[str, str]] = set()
-    out = []
-    for note_id, entity, _ in rows:
-        entity = into.get(entity.alias_of or "", entity)
-        if (note_id, entity.key) not in seen:
-            seen.add((note_id, entity.key))
-            out.append((note_id, entity))
-    return tuple(out)
 
 
 def _limit(limit: int) -> int:

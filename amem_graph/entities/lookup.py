@@ -125,14 +125,7 @@ class Entities:
         note_id = validation.note_id(note_id)
 
         def read(tx: Tx) -> list[tuple[Entity, float]]:
-            rows = tx.mentioned_by([note_id])
-            into = {e.key: e for e in tx.entities(keys=sorted({e.alias_of for _, e, _ in rows if e.alias_of}))}
-            best: dict[str, tuple[Entity, float]] = {}
-            for _, entity, confidence in rows:
-                entity = into.get(entity.alias_of or "", entity)
-                if confidence > best.get(entity.key, (entity, -1.0))[1]:
-                    best[entity.key] = (entity, confidence)
-            return list(best.values())
+            return [(entity, confidence) for _, entity, confidence in mentions_of(tx, [note_id])]
 
         return self._store.read(self._of(tenant), read)
 
@@ -237,6 +230,19 @@ class _Moment:
                 is not None and n.invalid_at is None and n.archived_at is None]
         then.sort(key=lambda n: (n.created_at or _EARLIEST, n.id), reverse=True)
         return then[:limit]
+
+
+def mentions_of(tx: Tx, note_ids: Sequence[str]) -> list[tuple[str, Entity, float]]:
+    """(note id, entity, confidence) for each entity each note mentions, an alias as the entity it was merged into,
+    once per note with the best confidence of the two."""
+    rows = tx.mentioned_by(note_ids) if note_ids else []
+    into = {e.key: e for e in tx.entities(keys=sorted({e.alias_of for _, e, _ in rows if e.alias_of}))}
+    best: dict[tuple[str, str], tuple[str, Entity, float]] = {}
+    for note_id, entity, confidence in rows:
+        entity = into.get(entity.alias_of or "", entity)
+        if confidence > best.get((note_id, entity.key), ("", entity, -1.0))[2]:
+            best[(note_id, entity.key)] = (note_id, entity, confidence)
+    return list(best.values())
 
 
 def _entities(tx: Tx, keys: Sequence[str], moment: _Moment | None) -> list[Entity]:
