@@ -68,7 +68,8 @@ def test_the_network_is_the_tenants_notes_links_sessions_and_entities(viewer: Vi
     summary = api(viewer, "summary")
     assert summary["tenant"] == viewer._views.memory.tenant
     assert summary["counts"]["Note"] == 6 and summary["first"] < summary["now"]
-    assert "s1" in summary["suggest"]["sessions"]
+    suggested = api(viewer, "suggest")
+    assert "s1" in suggested["sessions"] and "beagle" in suggested["entities"]
 
     net = api(viewer, "network")
     ids = {n["note"]["id"] for n in net["notes"]}
@@ -88,6 +89,16 @@ def test_the_network_is_the_tenants_notes_links_sessions_and_entities(viewer: Vi
     assert {n["note"]["id"] for n in api(viewer, "network", entity="beagle")["notes"]} == {data.dog}
     limited = api(viewer, "network", limit=2)
     assert len(limited["notes"]) == 2 and limited["more"] is True
+
+
+def test_an_empty_tenant_shows_an_empty_memory(open_memory: Callable[[str], AgenticMemory], tenant: str) -> None:
+    with open_memory(tenant + "-empty") as empty, Viewer(empty) as served:
+        summary = api(served, "summary")
+        assert summary["first"] is None and summary["counts"].get("Note", 0) == 0
+        net = api(served, "network")
+        assert net["notes"] == [] and net["links"] == [] and net["more"] is False
+        assert api(served, "search", q="anything at all")["hits"] == []
+        assert api(served, "tiers")["segments"] == [] and api(served, "entities")["entities"] == []
 
 
 def test_a_notes_neighbourhood_walks_links_and_session_order(viewer: Viewer, data: Sample) -> None:

@@ -65,24 +65,27 @@ class Views:
         self.memory = memory
 
     def summary(self) -> dict[str, Any]:
-        """The tenant, its store, its counts, the span of time the slider covers, and what the filters suggest."""
+        """The tenant, its store, its counts, and the span of time the slider covers."""
         memory = self.memory
         counts = memory.stats(tenant=memory.tenant).labels
         held = counts.get("Note", 0)
-        newest = memory.list(limit=min(SUGGESTED_FROM, max(held, 1)), include_superseded=True, include_archived=True)
         oldest = memory.list(limit=1, offset=max(held - 1, 0), include_superseded=True, include_archived=True)
         pages = memory.tiers.pages(limit=1)
         return {
             "tenant": memory.tenant, "store": memory.admin.kind, "counts": counts,
             "first": _iso(oldest[0].created_at if oldest else pages[0].created_at if pages else None),
-            "now": _iso(validation.now()),
-            "suggest": {
-                "tags": _common(tag for note in newest for tag in note.tags),
-                "speakers": _common(note.speaker for note in newest if note.speaker),
-                "sessions": _common(note.session for note in newest if note.session),
-                "entities": [e.name for e in memory.entities.list(limit=200)],
-            },
-            "dialogue": bool(pages),
+            "now": _iso(validation.now()), "dialogue": bool(pages),
+        }
+
+    def suggest(self) -> dict[str, Any]:
+        """What the filters suggest: the tags, speakers and sessions of the newest notes, the most mentioned
+        entities."""
+        newest = self.memory.list(limit=SUGGESTED_FROM, include_superseded=True, include_archived=True)
+        return {
+            "tags": _common(tag for note in newest for tag in note.tags),
+            "speakers": _common(note.speaker for note in newest if note.speaker),
+            "sessions": _common(note.session for note in newest if note.session),
+            "entities": [e.name for e in self.memory.entities.list(limit=200)],
         }
 
     def network(self, params: Params) -> dict[str, Any]:

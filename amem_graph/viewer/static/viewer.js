@@ -65,7 +65,7 @@
 
   const STYLE = [
     { selector: "node", style: {
-      "label": "data(label)", "font-size": 9, "text-wrap": "ellipsis", "text-max-width": 120, "color": "#1d2330",
+      "label": "data(label)", "font-size": 9, "color": "#1d2330",
       "background-color": "#4c8bf5", "width": 14, "height": 14, "text-valign": "bottom", "text-margin-y": 3,
     } },
     { selector: "node.superseded", style: { "background-color": "#9aa3b2", "border-width": 2, "border-style": "dashed", "border-color": "#5d6677" } },
@@ -94,7 +94,10 @@
     const graph = $("graph");
     graph.dataset.ready = "0";
     if (cy) cy.destroy();
-    cy = cytoscape({ container: graph, elements, style: STYLE, wheelSensitivity: 0.3, minZoom: 0.1, maxZoom: 4 });
+    performance.mark("amem-draw");
+    // "preset": no layout at construction (the default would lay everything out on a grid first).
+    cy = cytoscape({ container: graph, elements, style: STYLE, layout: { name: "preset" }, wheelSensitivity: 0.3,
+      minZoom: 0.1, maxZoom: 4 });
     cy.on("tap", "node", (event) => {
       const data = event.target.data();
       if (data.kind === "note") showNote(data.id);
@@ -139,9 +142,9 @@
       byEntity.set(key, entry);
     }
     // An entity that most notes mention (the speaker of a chat) would tie everything to everything: left out.
-    const most = Math.max(entities, Math.floor(data.notes.length / 2));
+    const most = Math.max(entities, Math.floor(data.notes.length / 3));
     const shown = [...byEntity.values()].filter((e) => e.notes.length >= entities && e.notes.length <= most)
-      .sort((a, b) => b.notes.length - a.notes.length).slice(0, 30);
+      .sort((a, b) => b.notes.length - a.notes.length).slice(0, 20);
     for (const { entity, notes } of shown) {
       const id = "e:" + entity.key;
       els.push({ group: "nodes", classes: "entity", data: { id, kind: "entity", name: entity.name, label: entity.name } });
@@ -494,10 +497,7 @@
       }
       $("as-of").value = String(state.now);
       $("since").value = String(state.first - 1);
-      const lists = { tags: "l-tag", speakers: "l-speaker", sessions: "l-session", entities: "l-entity" };
-      for (const [name, list] of Object.entries(lists)) {
-        $(list).replaceChildren(...summary.suggest[name].map((v) => el("option", { value: v })));
-      }
+
     } catch (err) {
       status(err.message, true);
       return;
@@ -512,6 +512,18 @@
     $("filters").addEventListener("submit", (e) => { e.preventDefault(); applyFilters(); });
     $("clear").addEventListener("click", () => { $("filters").reset(); applyFilters(); });
     for (const button of document.querySelectorAll("#tabs button")) button.addEventListener("click", () => selectTab(button.dataset.tab));
+    suggest();
+  }
+
+  /** The filters' suggestions, read after the first view: they wait for nothing else. */
+  async function suggest() {
+    try {
+      const found = await api("suggest");
+      const lists = { tags: "l-tag", speakers: "l-speaker", sessions: "l-session", entities: "l-entity" };
+      for (const [name, list] of Object.entries(lists)) $(list).replaceChildren(...found[name].map((v) => el("option", { value: v })));
+    } catch (err) {
+      status(err.message, true);
+    }
   }
 
   document.addEventListener("DOMContentLoaded", start);
