@@ -90,9 +90,20 @@
     { selector: "edge.ch-added", style: { "line-color": "#1f9d55", "target-arrow-color": "#1f9d55", "width": 3 } },
   ];
 
+  /** Draws the elements. Nodes drawn before keep their places, so that a redraw (another moment, another
+      filter) moves only what changed: with every node placed, nothing moves; with most, the layout starts from
+      them. */
   function draw(elements, layout, message) {
     const graph = $("graph");
     graph.dataset.ready = "0";
+    const placed = new Map(cy ? cy.nodes().map((n) => [n.id(), { ...n.position() }]) : []);
+    const nodes = elements.filter((e) => e.group === "nodes");
+    const known = nodes.filter((e) => placed.has(e.data.id));
+    for (const e of known) e.position = placed.get(e.data.id);
+    const still = nodes.length > 0 && known.length === nodes.length;
+    const viewport = cy && still ? { zoom: cy.zoom(), pan: { ...cy.pan() } } : null;
+    if (still) layout = { name: "preset", fit: false };
+    else if (known.length * 2 > nodes.length && layout.name === "cose") layout = { ...layout, randomize: false };
     if (cy) cy.destroy();
     performance.mark("amem-draw");
     // "preset": no layout at construction (the default would lay everything out on a grid first).
@@ -106,8 +117,11 @@
     performance.mark("amem-layout-start");
     cy.one("layoutstop", () => {
       performance.mark("amem-layout-stop");
-      cy.fit(undefined, 30);
-      if (cy.zoom() > 1.4) cy.zoom({ level: 1.4, renderedPosition: { x: graph.clientWidth / 2, y: graph.clientHeight / 2 } });
+      if (viewport) cy.viewport(viewport);
+      else {
+        cy.fit(undefined, 30);
+        if (cy.zoom() > 1.4) cy.zoom({ level: 1.4, renderedPosition: { x: graph.clientWidth / 2, y: graph.clientHeight / 2 } });
+      }
       graph.dataset.nodes = String(cy.nodes().length);
       graph.dataset.ready = "1";
     });
@@ -159,6 +173,7 @@
     idealEdgeLength: () => 80, nodeOverlap: 20, nodeDimensionsIncludeLabels: true, padding: 20 };
 
   async function showNetwork() {
+    $("graph").dataset.ready = "0";
     status("Loading the network…");
     const view = state.view;
     try {
@@ -319,6 +334,7 @@
     const q = $("query").value.trim();
     if (!q) return;
     state.view = { kind: "search", q };
+    $("graph").dataset.ready = "0";
     status("Searching…");
     try {
       const data = await api("search", { q, mode: $("mode").value, hops: $("hops").value, all: $("f-all").checked, ...{ as_of: state.asOf } });
