@@ -14,7 +14,7 @@ from typing import Any, Literal
 from . import timeline, validation
 from .entities.lookup import Entities, mentions_of
 from .errors import InvalidInput, NoteNotFound
-from .models import EVERY_NOTE, Entity, Link, Note, NoteVersion, SearchFilter, _jsonable
+from .models import EVERY_NOTE, NO_FILTER, Entity, Link, Note, NoteVersion, SearchFilter, _jsonable
 from .store import MemoryStore
 from .store.base import Tx
 from .tuning import EXPANSION_TYPES
@@ -78,11 +78,12 @@ class Network:
         self._entities = entities
 
     def overview(
-        self, *, filters: SearchFilter = EVERY_NOTE, entity: str | None = None, limit: int = 200,
+        self, *, filters: SearchFilter = NO_FILTER, entity: str | None = None, limit: int = 200,
         since: datetime | str | None = None, tenant: str | None = None,
     ) -> NoteGraph:
-        """The newest `limit` notes that `filters` admits (as of `filters.as_of`, which also says what the notes
-        held then), and with `entity` only those that mention it (or an entity merged into it)."""
+        """The newest `limit` notes that `filters` admits (by default the current ones; as of `filters.as_of`, which
+        also says what the notes held then), and with `entity` only those that mention it (or an entity merged into
+        it)."""
         tenant = self._of(tenant)
         limit = _limit(limit)
         at, since = filters.as_of, _since(since, filters.as_of)

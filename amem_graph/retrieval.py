@@ -362,7 +362,7 @@ class Retriever:
         if tuning.session_weight:
             hits = self._by_session(hits)
         hits = self._mmr(hits, k) if tuning.mmr is not None else hits[:k]
-        if hits and count and filters.as_of is None:  # counted on a background thread: the caller has its answer already
+        if hits and count and filters.as_of is None:  # counted on a background thread, after the answer
             self._count(tenant, [hit.note.id for hit in hits])
         return hits
 

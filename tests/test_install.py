@@ -44,3 +44,12 @@ def test_the_core_install_has_no_torch_and_runs_the_demo(tmp_path: Path) -> None
                             "-k", "1"], env={**env, "AMEM_LLM_BASE_URL": "http://127.0.0.1:9/v1"}, cwd=tmp_path,
                            capture_output=True, text=True, timeout=300, check=False)
     assert asked.returncode != 0 and "pip install 'amem-graph[llm]'" in asked.stdout + asked.stderr
+    # The viewer's page ships with the package (a copy, not the checkout's files).
+    shipped = subprocess.run(
+        [str(venv / "bin" / "python"), "-c",
+         "from amem_graph.viewer.server import STATIC; import amem_graph.viewer as v; print(v.__file__); "
+         "print(all(STATIC.joinpath(*p.split('/')).is_file() for p in ('index.html', 'viewer.js', 'viewer.css', "
+         "'favicon.svg', 'vendor/cytoscape.min.js', 'vendor/cytoscape.LICENSE.txt')))"],
+        cwd=tmp_path, capture_output=True, text=True, timeout=120, check=False)
+    where, complete = shipped.stdout.split()
+    assert str(venv) in where and complete == "True", shipped.stdout + shipped.stderr

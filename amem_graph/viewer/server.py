@@ -195,11 +195,14 @@ class Viewer:
         request: BaseHTTPRequestHandler, status: HTTPStatus, payload: bytes, kind: str,
         headers: dict[str, str] | None = None, body: bool = True,
     ) -> None:
-        request.send_response(status)
-        for name, value in {**SECURITY_HEADERS, **(headers or {})}.items():
-            request.send_header(name, value)
-        request.send_header("Content-Type", kind)
-        request.send_header("Content-Length", str(len(payload)))
-        request.end_headers()
-        if body:
-            request.wfile.write(payload)
+        try:
+            request.send_response(status)
+            for name, value in {**SECURITY_HEADERS, **(headers or {})}.items():
+                request.send_header(name, value)
+            request.send_header("Content-Type", kind)
+            request.send_header("Content-Length", str(len(payload)))
+            request.end_headers()
+            if body:
+                request.wfile.write(payload)
+        except ConnectionError:  # the page went away (closed, or moved on) before its answer: nothing to say
+            request.close_connection = True
