@@ -67,7 +67,7 @@ def api(viewer: Viewer, path: str, **params: Any) -> Any:
 def test_the_network_is_the_tenants_notes_links_sessions_and_entities(viewer: Viewer, data: Sample) -> None:
     summary = api(viewer, "summary")
     assert summary["tenant"] == viewer._views.memory.tenant
-    assert summary["counts"]["Note"] == 6 and summary["first"] < summary["now"]
+    assert summary["counts"]["Note"] == 7 and summary["first"] < summary["now"]
     suggested = api(viewer, "suggest")
     assert "s1" in suggested["sessions"] and "beagle" in suggested["entities"]
 
@@ -84,6 +84,7 @@ def test_the_network_is_the_tenants_notes_links_sessions_and_entities(viewer: Vi
     everything = api(viewer, "network", all=1)
     states = {n["note"]["id"]: n["state"] for n in everything["notes"]}
     assert states[data.old_home] == "superseded" and states[data.new_home] == "current"
+    assert states[data.archived] == "archived"
 
     assert {n["note"]["id"] for n in api(viewer, "network", session="s1")["notes"]} == {data.dog, data.shoes, data.hostile}
     assert {n["note"]["id"] for n in api(viewer, "network", entity="beagle")["notes"]} == {data.dog}

@@ -22,6 +22,7 @@ class Sample:
     hostile: str
     old_home: str  # superseded by new_home
     new_home: str  # recorded after `before`
+    archived: str  # archived by retention
     other: str  # another tenant's note
     other_tenant: str
     before: datetime
@@ -35,6 +36,8 @@ def sample(memory: AgenticMemory, open_memory: Callable[[str], AgenticMemory]) -
     vet = memory.add("The vet said the dog needs longer walks.")
     memory.link(vet.id, shoes.id, "SUPPORTS", reason="why it chews things", confidence=0.9)
     old_home = memory.add("Alice lives in Boston.")
+    archived = memory.add("Alice once kept a goldfish.")
+    memory.retention.archive([archived.id])
     time.sleep(0.01)  # times are kept to the millisecond: `before` lies strictly between the two states
     before = now()
     time.sleep(0.01)
@@ -44,4 +47,4 @@ def sample(memory: AgenticMemory, open_memory: Callable[[str], AgenticMemory]) -
     other_tenant = memory.tenant + "-other"
     with open_memory(other_tenant) as other_memory:
         other = other_memory.add("Bob keeps a secret diary about Alice's beagle.")
-    return Sample(dog.id, shoes.id, vet.id, hostile.id, old_home.id, new_home.id, other.id, other_tenant, before)
+    return Sample(dog.id, shoes.id, vet.id, hostile.id, old_home.id, new_home.id, archived.id, other.id, other_tenant, before)
