@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 def view(
     tenant: TenantOption = None,
     port: Annotated[int | None, typer.Option(
-        min=0, max=65535, help=f"The port on 127.0.0.1 [default: {DEFAULT_PORT}, else any free one; 0: any free one]",
+        min=0, max=65535, help=f"The port on 127.0.0.1 (by default {DEFAULT_PORT}, else any free one; 0: any free one)",
     )] = None,
     no_browser: Annotated[bool, typer.Option("--no-browser", help="Print the URL; open no browser")] = False,
 ) -> None:

@@ -6,7 +6,7 @@
   const $ = (id) => document.getElementById(id);
   const state = {
     first: 0, now: 0, asOf: null, since: null, tab: "network",
-    view: { kind: "overview" }, filters: {}, note: null, summary: null,
+    view: { kind: "overview" }, filters: {}, note: null, summary: null, drawn: 0, opened: 0,
   };
   let cy = null;
 
@@ -122,6 +122,7 @@
         cy.fit(undefined, 30);
         if (cy.zoom() > 1.4) cy.zoom({ level: 1.4, renderedPosition: { x: graph.clientWidth / 2, y: graph.clientHeight / 2 } });
       }
+      if (state.note) cy.getElementById(state.note).select();
       graph.dataset.nodes = String(cy.nodes().length);
       graph.dataset.ready = "1";
     });
@@ -155,8 +156,8 @@
       entry.notes.push(noteId);
       byEntity.set(key, entry);
     }
-    // An entity that most notes mention (the speaker of a chat) would tie everything to everything: left out.
-    const most = Math.max(entities, Math.floor(data.notes.length / 3));
+    // In a large graph, an entity that many notes mention (a chat's speaker) would tie everything to everything.
+    const most = data.notes.length >= 30 ? Math.floor(data.notes.length / 3) : Infinity;
     const shown = [...byEntity.values()].filter((e) => e.notes.length >= entities && e.notes.length <= most)
       .sort((a, b) => b.notes.length - a.notes.length).slice(0, 20);
     for (const { entity, notes } of shown) {
@@ -172,13 +173,20 @@
   const COSE = { name: "cose", animate: false, randomize: true, numIter: 300, nodeRepulsion: () => 12000,
     idealEdgeLength: () => 80, nodeOverlap: 20, nodeDimensionsIncludeLabels: true, padding: 20 };
 
+  /** A ticket for a graph about to be drawn: an answer that comes back after a newer ticket was taken is dropped,
+      so a slower, older request never draws over a newer one. */
+  const ticket = () => ++state.drawn;
+  const stale = (mine) => mine !== state.drawn;
+
   async function showNetwork() {
     $("graph").dataset.ready = "0";
     status("Loading the network…");
     const view = state.view;
+    const mine = ticket();
     try {
       if (view.kind === "around") {
         const data = await api("network", { around: view.id, hops: view.hops || 1, ...moment() });
+        if (stale(mine)) return;
         const byHops = new Map(data.notes.map((n) => [n.note.id, n.hops]));
         draw(networkElements(data, { entities: 1 }),
           { name: "concentric", concentric: (node) => 10 - (byHops.get(node.id()) ?? 3), levelWidth: () => 1, minNodeSpacing: 24, animate: false },
@@ -186,12 +194,13 @@
         return;
       }
       const data = await api("network", { ...state.filters, ...moment() });
+      if (stale(mine)) return;
       const shown = data.notes.length;
       draw(networkElements(data), COSE,
         (shown ? `${shown} notes, newest first` : "No note matches") + (data.more ? " — more match: filter, or open a note's neighbourhood" : "") + asOfText());
       if (!state.note) listNotes(data);
     } catch (err) {
-      status(err.message, true);
+      if (!stale(mine)) status(err.message, true);
     }
   }
 
@@ -226,14 +235,17 @@
 
   async function showNote(id) {
     state.note = id;
+    const mine = ++state.opened;
     try {
       const data = await api("note/" + encodeURIComponent(id), moment());
+      if (mine !== state.opened) return;  // another note, or another moment, was asked for since
       renderNote(data);
       if (cy) {
         cy.$(":selected").unselect();
         cy.getElementById(id).select();
       }
     } catch (err) {
+      if (mine !== state.opened) return;
       state.note = null;
       const box = details("Note");
       put(box, el("p", { class: "empty" }, err.message));
@@ -336,11 +348,12 @@
     state.view = { kind: "search", q };
     $("graph").dataset.ready = "0";
     status("Searching…");
+    const mine = ticket();
     try {
-      const data = await api("search", { q, mode: $("mode").value, hops: $("hops").value, all: $("f-all").checked, ...{ as_of: state.asOf } });
-      renderSearch(data);
+      const data = await api("search", { q, mode: $("mode").value, hops: $("hops").value, all: $("f-all").checked, as_of: state.asOf });
+      if (!stale(mine)) renderSearch(data);
     } catch (err) {
-      status(err.message, true);
+      if (!stale(mine)) status(err.message, true);
     }
   }
 
