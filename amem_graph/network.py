@@ -46,7 +46,8 @@ class GraphNote:
 
 @dataclass(frozen=True)
 class NoteGraph:
-    """Notes, the valid links among them (each with its change since `since`: "added", "ended" or None), the
+    """Notes, the valid links among them and those that ended after `since` (each with its change since `since`:
+    "added", "ended" or None), the
     session order between them ((earlier id, later id) of notes next to each other among those shown), and the
     entities each mentions ((note id, entity): an alias as the entity it was merged into)."""
 
@@ -104,7 +105,8 @@ class Network:
     ) -> NoteGraph:
         """A note and the `limit` notes nearest it: those up to `hops` links or session steps away over the links
         valid then, the nearest and most confident first, as search's expansion walks them (superseded and archived
-        notes too, marked). NoteNotFound if the memory did not hold the note then."""
+        notes too, marked); each note's `hops` are the steps of the strongest path that reached it. NoteNotFound if
+        the memory did not hold the note then."""
         tenant = self._of(tenant)
         note_id = validation.note_id(note_id)
         if isinstance(hops, bool) or not isinstance(hops, int) or not 1 <= hops <= MAX_AROUND_HOPS:
@@ -115,7 +117,8 @@ class Network:
         shown = replace(EVERY_NOTE, as_of=at)
 
         def read(tx: Tx) -> NoteGraph | None:
-            rows = tx.expand({note_id: 1.0}, [note_id], hops=hops, decay=0.5, limit=limit + 1, deep_seeds=1,
+            # The centre and `limit` notes, and one more to know whether more lie beyond.
+            rows = tx.expand({note_id: 1.0}, [note_id], hops=hops, decay=0.5, limit=limit + 2, deep_seeds=1,
                              weights=dict.fromkeys(EXPANSION_TYPES, 1.0), filters=shown)
             if not any(note.id == note_id for note, _, _ in rows):
                 return None
@@ -156,12 +159,13 @@ def change(note: Note, versions: Sequence[NoteVersion], since: datetime, until: 
     return "changed" if any(between(v.valid_to) for v in versions) else None
 
 
-def link_change(link: Link, since: datetime, until: datetime | None) -> str | None:
-    """Whether a link (as of `until`) was first made, or ended, after `since`."""
-    bounds = [bound for bound in link.periods if since < bound and (until is None or bound <= until)]
-    if not bounds:
+def link_change(link: Link, since: datetime) -> str | None:
+    """Whether a link (as of the graph's moment: valid then if `invalid_at` is None) was made ("added") or ended
+    ("ended") since `since`: valid at one moment and not at the other."""
+    valid_then, valid_now = link.valid_at(since), link.invalid_at is None
+    if valid_then == valid_now:
         return None
-    return "added" if link.invalid_at is None else "ended"
+    return "added" if valid_now else "ended"
 
 
 def _graph(
@@ -180,9 +184,11 @@ def _graph(
     links: dict[tuple[str, str, str], tuple[Link, str | None]] = {}
     for note in notes:
         for link in note.links:
-            if link.invalid_at is None and link.source_id in shown and link.target_id in shown:
-                links[(link.source_id, link.target_id, link.type)] = (
-                    link, link_change(link, since, at) if since is not None else None)
+            if link.source_id not in shown or link.target_id not in shown:
+                continue
+            changed = link_change(link, since) if since is not None else None
+            if link.invalid_at is None or changed == "ended":  # a link ended since `since` is shown, marked
+                links[(link.source_id, link.target_id, link.type)] = (link, changed)
     return NoteGraph(
         notes=tuple(GraphNote(
             note, state(note), change(note, versions.get(note.id, ()), since, at) if since is not None else None,

@@ -19,7 +19,7 @@ from urllib.parse import quote, urlencode
 
 import pytest
 
-from amem_graph import AgenticMemory, Settings
+from amem_graph import AgenticMemory, Link, Settings
 from amem_graph.viewer import VENDORED, Viewer
 from amem_graph.viewer.server import STATIC
 from amem_graph.viewer.views import words_diff
@@ -146,6 +146,27 @@ def test_as_of_a_moment_the_memory_is_as_it_stood_and_changes_since_are_marked(v
     marked = {n["note"]["id"]: n["change"] for n in api(viewer, "network", since=then, all=1)["notes"]}
     assert marked[data.dog] == "changed" and marked[data.new_home] == "added"
     assert marked[data.old_home] == "superseded" and marked[data.shoes] is None
+
+
+def test_a_link_that_ended_since_a_moment_is_shown_ended(viewer: Viewer, data: Sample, memory: AgenticMemory) -> None:
+    link = Link(data.vet, data.shoes, "SUPPORTS")
+    # What an analyser's decision does when a later note contradicts a link (no public call ends a link by hand).
+    memory._store.write(memory.tenant, lambda tx: tx.invalidate_links([link], "no longer holds", "evolution-test"))
+    now = {(l["source_id"], l["target_id"], l["type"]) for l in api(viewer, "network")["links"]}
+    assert (data.vet, data.shoes, "SUPPORTS") not in now  # current links only
+    since = api(viewer, "network", since=data.before.isoformat())["links"]
+    ended = next(l for l in since if (l["source_id"], l["target_id"], l["type"]) == (data.vet, data.shoes, "SUPPORTS"))
+    assert ended["change"] == "ended"
+    made = next(l for l in since if l["type"] == "ELABORATES")
+    assert made["change"] is None  # made before that moment, valid since
+
+
+def test_a_neighbourhood_says_when_more_notes_lie_beyond(viewer: Viewer, data: Sample) -> None:
+    whole = api(viewer, "network", around=data.shoes, hops=2)
+    assert whole["more"] is False and len(whole["notes"]) >= 4
+    cut = api(viewer, "network", around=data.shoes, hops=2, limit=2)
+    assert cut["more"] is True and len(cut["notes"]) == 3  # the centre and the two nearest
+    assert cut["notes"][0]["note"]["id"] == data.shoes
 
 
 def test_a_search_explains_each_hit_and_counts_no_use(

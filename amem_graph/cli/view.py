@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import errno
+import html
+import shutil
 import signal
+import tempfile
 import webbrowser
+from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
@@ -35,8 +39,7 @@ def view(
         console.print(f"The viewer of tenant {mem.tenant!r} ({mem.admin.kind} store) is at", highlight=False)
         console.print(viewer.url, highlight=False, soft_wrap=True)
         console.print("Ctrl-C stops it.", highlight=False)
-        if not no_browser:
-            webbrowser.open(viewer.url)
+        opener = None if no_browser else _open(viewer.url)
         signal.signal(signal.SIGTERM, _interrupt)  # a service manager's stop ends it as Ctrl-C does
         try:
             viewer.serve()
@@ -44,6 +47,22 @@ def view(
             pass
         finally:
             viewer.close()
+            if opener is not None:
+                shutil.rmtree(opener, ignore_errors=True)
+
+
+def _open(url: str) -> Path:
+    """Opens the URL in the user's browser through a page that only this user can read (in a private temporary
+    folder), as Jupyter does: a browser started with the URL itself would show the token to every user of the
+    machine in its command line. Returns the folder, to remove when the viewer stops."""
+    folder = Path(tempfile.mkdtemp(prefix="amem-view-"))
+    page = folder / "open.html"
+    target = html.escape(url, quote=True)
+    page.write_text(f'<!doctype html><meta charset="utf-8"><meta http-equiv="refresh" content="0;url={target}">'
+                    f'<a href="{target}">Open the amem-graph viewer</a>\n', encoding="utf-8")
+    page.chmod(0o600)
+    webbrowser.open(page.as_uri())
+    return folder
 
 
 def _interrupt(signum: int, frame: object) -> None:

@@ -91,7 +91,8 @@ class PropertyGraph:
 
     def relationships(self, node: Node, types: Iterable[str] | None = None, direction: str = "out") -> Iterator[Rel]:
         sides = (node.out,) if direction == "out" else (node.into,) if direction == "in" else (node.out, node.into)
-        kinds = [(side, kind) for side in sides for kind in (list(side) if types is None else types)]
+        wanted = None if types is None else tuple(types)  # read once: each side reads it
+        kinds = [(side, kind) for side in sides for kind in (list(side) if wanted is None else wanted)]
         keys = dict.fromkeys(key for side, kind in kinds for key in side.get(kind, ()))  # once each, a loop too
         for key in keys:
             yield self.rels[key]

@@ -7,6 +7,7 @@
   const state = {
     first: 0, now: 0, asOf: null, since: null, tab: "network",
     view: { kind: "overview" }, filters: {}, note: null, summary: null, drawn: 0, opened: 0,
+    panel: { kind: "notes" },  // what the right-hand panel shows: notes, note, entity, entities, tiers, search
   };
   let cy = null;
 
@@ -88,6 +89,7 @@
     { selector: "edge.mention", style: { "line-style": "dotted", "line-color": "#c9b3e8", "target-arrow-shape": "none", "width": 1, "label": "" } },
     { selector: "edge.path", style: { "width": 3, "line-color": "#2f6fdf", "target-arrow-color": "#2f6fdf", "font-size": 9 } },
     { selector: "edge.ch-added", style: { "line-color": "#1f9d55", "target-arrow-color": "#1f9d55", "width": 3 } },
+    { selector: "edge.ch-ended", style: { "line-color": "#d64545", "target-arrow-color": "#d64545", "line-style": "dashed", "width": 2 } },
   ];
 
   /** Draws the elements. Nodes drawn before keep their places, so that a redraw (another moment, another
@@ -198,7 +200,7 @@
       const shown = data.notes.length;
       draw(networkElements(data), COSE,
         (shown ? `${shown} notes, newest first` : "No note matches") + (data.more ? " — more match: filter, or open a note's neighbourhood" : "") + asOfText());
-      if (!state.note) listNotes(data);
+      if (state.panel.kind === "notes" && state.tab === "network") listNotes(data, claim({ kind: "notes" }));
     } catch (err) {
       if (!stale(mine)) status(err.message, true);
     }
@@ -206,7 +208,8 @@
 
   const asOfText = () => (state.asOf ? ` · as of ${when(state.asOf)}` : "") + (state.since ? ` · changes since ${when(state.since)} marked` : "");
 
-  function listNotes(data) {
+  function listNotes(data, fresh) {
+    if (!fresh()) return;
     const box = details("Notes shown");
     if (!data.notes.length) put(box, el("p", { class: "empty" }, "No note matches."));
     for (const item of data.notes) {
@@ -217,6 +220,15 @@
   }
 
   // -- details ------------------------------------------------------------------------------------------------
+
+  /** The panel is `panel` from now on; the returned check says whether that is still so when an answer arrives
+      (a later click, tab or moment claims it again, and the older answer is dropped). */
+  function claim(panel) {
+    state.panel = panel;
+    state.note = panel.kind === "note" ? panel.id : null;
+    const mine = ++state.opened;
+    return () => mine === state.opened;
+  }
 
   function details(title, props) {
     const box = $("details");
@@ -234,18 +246,17 @@
   }
 
   async function showNote(id) {
-    state.note = id;
-    const mine = ++state.opened;
+    const fresh = claim({ kind: "note", id });
     try {
       const data = await api("note/" + encodeURIComponent(id), moment());
-      if (mine !== state.opened) return;  // another note, or another moment, was asked for since
+      if (!fresh()) return;  // another note, panel or moment was asked for since
       renderNote(data);
       if (cy) {
         cy.$(":selected").unselect();
         cy.getElementById(id).select();
       }
     } catch (err) {
-      if (mine !== state.opened) return;
+      if (!fresh()) return;
       state.note = null;
       const box = details("Note");
       put(box, el("p", { class: "empty" }, err.message));
@@ -263,7 +274,7 @@
       el("div", { class: "content text", id: "note-content" }, note.content),
       el("div", { class: "row" },
         el("button", { type: "button", id: "open-around", on: { click: () => openAround(note.id) } }, "Its neighbourhood"),
-        el("button", { type: "button", on: { click: () => { state.note = null; showNetwork(); } } }, "Back to the network")),
+        el("button", { type: "button", on: { click: () => { claim({ kind: "notes" }); showNetwork(); } } }, "Back to the network")),
       el("h3", null, "Context"), note.context ? el("div", { class: "text" }, note.context) : el("div", { class: "empty" }, "none"),
       el("h3", null, "Keywords"), el("div", null, labels(note.keywords)),
       el("h3", null, "Tags"), el("div", null, labels(note.tags)),
@@ -342,16 +353,16 @@
 
   // -- search -------------------------------------------------------------------------------------------------
 
-  async function runSearch() {
-    const q = $("query").value.trim();
+  async function runSearch(q = $("query").value.trim()) {
     if (!q) return;
     state.view = { kind: "search", q };
+    const fresh = claim({ kind: "search" });
     $("graph").dataset.ready = "0";
     status("Searching…");
     const mine = ticket();
     try {
       const data = await api("search", { q, mode: $("mode").value, hops: $("hops").value, all: $("f-all").checked, as_of: state.asOf });
-      if (!stale(mine)) renderSearch(data);
+      if (!stale(mine) && fresh()) renderSearch(data);
     } catch (err) {
       if (!stale(mine)) status(err.message, true);
     }
@@ -374,7 +385,6 @@
       });
     }
     draw(els, COSE, `${data.hits.length} hits for “${short(data.query, 60)}”` + (state.asOf ? ` · as of ${when(state.asOf)}` : ""));
-    state.note = null;
     const box = details("Search", { query: data.query });
     if (!data.hits.length) put(box, el("p", { class: "empty" }, "Nothing found."));
     const content = new Map([...data.hits.map((h) => [h.note.id, h.note.content]), ...data.path_notes.map((n) => [n.id, n.content])]);
@@ -395,20 +405,24 @@
   // -- entities and tiers ---------------------------------------------------------------------------------------
 
   async function showEntities() {
+    const fresh = claim({ kind: "entities" });
     try {
       const data = await api("entities", moment());
+      if (!fresh()) return;
       const box = details(`Entities (${data.entities.length})`);
       if (!data.entities.length) put(box, el("p", { class: "empty" }, "No entity yet."));
       for (const e of data.entities) {
         put(box, el("div", { class: "item entity-row", on: { click: () => showEntity(e.name) } },
           el("strong", null, e.name), el("span", { class: "meta" }, ` ${e.kind} · ${e.mentions} mention${e.mentions === 1 ? "" : "s"}`)));
       }
-    } catch (err) { status(err.message, true); }
+    } catch (err) { if (fresh()) status(err.message, true); }
   }
 
   async function showEntity(name) {
+    const fresh = claim({ kind: "entity", name });
     try {
       const data = await api("entity/" + encodeURIComponent(name), moment());
+      if (!fresh()) return;
       const e = data.entity;
       const box = details(e.name, { entity: e.key });
       const most = Math.max(1, ...data.months.map(([, n]) => n));
@@ -431,12 +445,14 @@
         el("h3", null, `Notes (${data.notes.length})`),
         data.notes.map((n) => el("div", { class: "item note-row", on: { click: () => showNote(n.id) } }, badge(n.state), el("span", { class: "text" }, short(n.content, 160)))),
       );
-    } catch (err) { status(err.message, true); }
+    } catch (err) { if (fresh()) status(err.message, true); }
   }
 
   async function showTiers() {
+    const fresh = claim({ kind: "tiers" });
     try {
       const data = await api("tiers");
+      if (!fresh()) return;
       const box = details("MemoryOS tiers");
       if (state.asOf) put(box, el("p", { class: "meta" }, "The tiers as they are now (the slider moves the notes)."));
       const sessions = Object.entries(data.sessions);
@@ -452,7 +468,7 @@
       put(box, el("h3", null, `Persona (${data.persona.length})`),
         data.persona.map((f) => el("div", { class: "item" }, el("span", { class: "label" }, f.kind), el("span", { class: "text" }, f.text),
           el("span", { class: "meta" }, ` · confidence ${num(f.confidence, 2)} · ${f.mentions}×`))));
-    } catch (err) { status(err.message, true); }
+    } catch (err) { if (fresh()) status(err.message, true); }
   }
 
   // -- controls -----------------------------------------------------------------------------------------------
@@ -463,7 +479,7 @@
     state.filters = { tag: value("f-tag"), speaker: value("f-speaker"), entity: value("f-entity"), session: value("f-session"),
       after: day("f-after"), before: day("f-before"), all: $("f-all").checked };
     state.view = { kind: "overview" };
-    state.note = null;
+    claim({ kind: "notes" });
     selectTab("network");
   }
 
@@ -472,7 +488,10 @@
     for (const button of document.querySelectorAll("#tabs button")) button.classList.toggle("active", button.dataset.tab === tab);
     if (tab === "entities") showEntities();
     else if (tab === "tiers") showTiers();
-    else showNetwork();
+    else {
+      if (state.panel.kind !== "note") claim({ kind: "notes" });
+      showNetwork();
+    }
   }
 
   function timeChanged() {
@@ -492,19 +511,22 @@
     }
   }
 
+  /** Another moment: the graph and the panel again, as of it (the tiers are today's: their panel stays). */
   function redraw() {
     timeChanged();
-    if (state.view.kind === "search") runSearch();
+    const panel = state.panel;
+    if (state.view.kind === "search") runSearch(state.view.q);
     else showNetwork();
-    if (state.note) showNote(state.note);
-    else if (state.tab === "entities") showEntities();
+    if (panel.kind === "note") showNote(panel.id);
+    else if (panel.kind === "entity") showEntity(panel.name);
+    else if (panel.kind === "entities") showEntities();
   }
 
   function legend() {
     const items = [["current", "current"], ["superseded", "superseded"], ["archived", "archived"], ["entity", "entity"],
       ["added", "added since"], ["changed", "changed since"]];
     put($("legend"), el("h3", null, "Legend"), items.map(([cls, text]) => el("div", null, el("span", { class: "swatch " + cls }), text)),
-      el("div", null, "dashed: session order · dotted: mentions"));
+      el("div", null, "dashed: session order · dotted: mentions · red dashed: a link ended since"));
   }
 
   async function start() {
@@ -512,6 +534,11 @@
     if (new URLSearchParams(location.search).has("token")) history.replaceState(null, "", location.pathname);
     legend();
     showNetwork();  // beside the summary: the graph needs nothing from it
+    $("search-form").addEventListener("submit", (e) => { e.preventDefault(); runSearch(); });
+    $("filters").addEventListener("submit", (e) => { e.preventDefault(); applyFilters(); });
+    $("clear").addEventListener("click", () => { $("filters").reset(); applyFilters(); });
+    for (const button of document.querySelectorAll("#tabs button")) button.addEventListener("click", () => selectTab(button.dataset.tab));
+    suggest();
     try {
       const summary = await api("summary");
       state.summary = summary;
@@ -527,7 +554,7 @@
       $("as-of").value = String(state.now);
       $("since").value = String(state.first - 1);
 
-    } catch (err) {
+    } catch (err) {  // the time controls need the summary's span; the rest works without it
       status(err.message, true);
       return;
     }
@@ -537,11 +564,6 @@
     $("since").addEventListener("change", redraw);
     $("compare").addEventListener("change", () => { $("since").disabled = !$("compare").checked; redraw(); });
     $("now").addEventListener("click", () => { $("as-of").value = String(state.now); redraw(); });
-    $("search-form").addEventListener("submit", (e) => { e.preventDefault(); runSearch(); });
-    $("filters").addEventListener("submit", (e) => { e.preventDefault(); applyFilters(); });
-    $("clear").addEventListener("click", () => { $("filters").reset(); applyFilters(); });
-    for (const button of document.querySelectorAll("#tabs button")) button.addEventListener("click", () => selectTab(button.dataset.tab));
-    suggest();
   }
 
   /** The filters' suggestions, read after the first view: they wait for nothing else. */
