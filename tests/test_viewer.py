@@ -10,6 +10,7 @@ import json
 import signal
 import subprocess
 import sys
+import time
 import urllib.error
 import urllib.request
 from collections.abc import Callable, Iterator
@@ -237,16 +238,30 @@ def test_the_page_is_read_only_and_strict(viewer: Viewer) -> None:
     assert request(viewer, "/api/note")[0] == 404 and request(viewer, "/api/summary/extra")[0] == 404
 
 
-def test_the_command_prints_its_url_serves_and_stops(cli_env: dict[str, str], cli_tenant: str) -> None:
+def test_the_command_prints_its_url_opens_it_serves_and_stops(
+    cli_env: dict[str, str], cli_tenant: str, tmp_path: Path,
+) -> None:
     with AgenticMemory(Settings.from_env(cli_env), tenant=cli_tenant) as memory:
         note = memory.add("Nate adopted a turtle named Shelly.")
-    command = [str(Path(sys.executable).parent / "amem-graph"), "view", "-t", cli_tenant, "--port", "0", "--no-browser"]
-    proc = subprocess.Popen(command, env={**os.environ, **cli_env}, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True)
+    # The "browser": records what it was started with and the page it was given.
+    browser = tmp_path / "browser.sh"
+    browser.write_text(f'#!/bin/sh\necho "$1" > {tmp_path}/argument\nstat -c %a "${{1#file://}}" > {tmp_path}/mode\n'
+                       f'cp "${{1#file://}}" {tmp_path}/page.html\n')
+    browser.chmod(0o755)
+    command = [str(Path(sys.executable).parent / "amem-graph"), "view", "-t", cli_tenant, "--port", "0"]
+    proc = subprocess.Popen(command, env={**os.environ, **cli_env, "BROWSER": str(browser)}, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
     try:
         assert proc.stdout is not None
         url = next(line.strip() for line in proc.stdout if line.startswith("http://127.0.0.1:"))
         base, token = url.split("/?token=")
+        for _ in range(600):
+            if (tmp_path / "page.html").exists() and (tmp_path / "page.html").stat().st_size:
+                break
+            time.sleep(0.1)
+        opened = (tmp_path / "argument").read_text().strip()
+        assert opened.startswith("file://") and token not in opened  # not on the browser's command line
+        assert (tmp_path / "mode").read_text().strip() == "600" and url in (tmp_path / "page.html").read_text()
         with urllib.request.urlopen(f"{base}/api/note/{note.id}?token={token}", timeout=60) as response:
             assert json.loads(response.read())["note"]["content"] == "Nate adopted a turtle named Shelly."
         with pytest.raises(urllib.error.HTTPError) as refused:
@@ -259,6 +274,7 @@ def test_the_command_prints_its_url_serves_and_stops(cli_env: dict[str, str], cl
     finally:
         proc.send_signal(signal.SIGTERM)
         assert proc.wait(60) == 0
+    assert not Path(opened.removeprefix("file://")).exists()  # the redirect page goes with the viewer
 
 
 @pytest.mark.embedded
