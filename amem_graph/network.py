@@ -132,6 +132,24 @@ class Network:
             raise NoteNotFound(f"no note {note_id!r} in tenant {tenant!r}{when}")
         return graph
 
+    def notes(
+        self, note_ids: Sequence[str], *, as_of: datetime | str | None = None, tenant: str | None = None,
+    ) -> list[GraphNote]:
+        """These notes, in the order asked, as the memory held them at `as_of` (those it held then), each with its
+        state: one read for the notes at the ends of a note's links, or on a search's paths."""
+        tenant = self._of(tenant)
+        ids = list(dict.fromkeys(validation.note_id(note_id) for note_id in note_ids))
+        at = validation.event_time(as_of, "as_of")
+
+        def read(tx: Tx) -> list[Note]:
+            found = tx.notes(ids=ids) if ids else []
+            if at is None:
+                return found
+            kept = tx.versions(ids)
+            return [then for note in found if (then := timeline.note_as_of(note, kept.get(note.id, ()), at)) is not None]
+
+        return [GraphNote(note, state(note)) for note in self._store.read(tenant, read)]
+
     def _of(self, tenant: str | None) -> str:
         return self._tenant if tenant is None else validation.tenant(tenant)
 

@@ -16,7 +16,6 @@ import random
 import shutil
 import time
 import urllib.request
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote, urlencode
@@ -26,7 +25,7 @@ from ..api import AgenticMemory
 from ..models import NoteInput
 from ..viewer import Viewer
 from .texts import sentences
-from .timing import percentiles
+from .timing import ms, percentiles
 
 SESSION_TURNS = 200
 FIRST_VIEW = ("/", "/static/viewer.js", "/static/viewer.css", "/static/vendor/cytoscape.min.js", "/api/summary",
@@ -88,24 +87,19 @@ def _timed(viewer: Viewer, ids: list[str], middle: str, repeats: int) -> dict[st
         for path in FIRST_VIEW:
             fetch(path)
 
-    def timed(call: Callable[[], object]) -> float:
-        began = time.perf_counter()
-        call()
-        return (time.perf_counter() - began) * 1000
-
-    cold = timed(first_view)
-    warm = [timed(first_view) for _ in range(repeats)]
+    cold = ms(first_view)
+    warm = [ms(first_view) for _ in range(repeats)]
     at = quote(middle)
     return {
         "first_view_ms": {"first": round(cold, 1), **percentiles(warm)},
         "overview_bytes": len(overview := fetch("/api/network")),
         "overview_notes": len(json.loads(overview)["notes"]),
         "search_explained_ms": percentiles([
-            timed(lambda q=q: fetch("/api/search?" + urlencode({"q": q}))) for _ in range(max(1, repeats // len(QUERIES)))
+            ms(fetch, "/api/search?" + urlencode({"q": q})) for _ in range(max(1, repeats // len(QUERIES)))
             for q in QUERIES]),
-        "neighbourhood_ms": percentiles([timed(lambda i=i: fetch(f"/api/network?around={i}")) for i in ids[:repeats]]),
-        "note_ms": percentiles([timed(lambda i=i: fetch(f"/api/note/{i}")) for i in ids[:repeats]]),
-        "overview_as_of_ms": percentiles([timed(lambda: fetch(f"/api/network?as_of={at}")) for _ in range(repeats)]),
+        "neighbourhood_ms": percentiles([ms(fetch, f"/api/network?around={i}") for i in ids[:repeats]]),
+        "note_ms": percentiles([ms(fetch, f"/api/note/{i}") for i in ids[:repeats]]),
+        "overview_as_of_ms": percentiles([ms(fetch, f"/api/network?as_of={at}") for _ in range(repeats)]),
     }
 
 

@@ -15,7 +15,7 @@ from typing import Any
 
 from .. import validation
 from ..api import AgenticMemory
-from ..errors import InvalidInput, NoteNotFound
+from ..errors import InvalidInput
 from ..models import EVERY_NOTE, Note, NoteHistory, NoteVersion, SearchFilter, SearchHit
 from ..network import state
 from ..retrieval import MODES
@@ -74,7 +74,7 @@ class Views:
         return {
             "tenant": memory.tenant, "store": memory.admin.kind, "counts": counts,
             "first": _iso(oldest[0].created_at if oldest else pages[0].created_at if pages else None),
-            "now": _iso(validation.now()), "dialogue": bool(pages),
+            "now": _iso(validation.now()),
         }
 
     def suggest(self) -> dict[str, Any]:
@@ -116,8 +116,8 @@ class Views:
         at = moment(params, "as_of")
         history = memory.history(note_id, as_of=at)
         note = history.note
-        around = memory.network.around(note.id, hops=1, limit=200, as_of=at)
-        others = {n.note.id: n for n in around.notes}
+        ends = [link.other(note.id) for link in note.links] + [s.newer_id for s in history.superseded_by]
+        others = {n.note.id: n for n in memory.network.notes(ends, as_of=at)}
         return {
             "note": _note(note, neighbourhood=True), "state": state(note),
             "changes": _changes(history),
@@ -151,15 +151,10 @@ class Views:
             count_use=False,
         )
         found = {hit.note.id for hit in hits}
-        on_paths = [step.from_id for hit in hits for step in hit.path if step.from_id not in found]
-        between = {}
-        for note_id in dict.fromkeys(on_paths):
-            try:
-                between[note_id] = self.memory.get(note_id, as_of=at)
-            except NoteNotFound:  # deleted between the search and this read
-                continue
+        between = self.memory.network.notes(
+            [step.from_id for hit in hits for step in hit.path if step.from_id not in found], as_of=at)
         return {"query": query, "as_of": _iso(at), "hits": [_hit(rank, hit) for rank, hit in enumerate(hits, 1)],
-                "path_notes": [_note(n) | {"state": state(n)} for n in between.values()]}
+                "path_notes": [_note(n.note) | {"state": n.state} for n in between]}
 
     def entities(self, params: Params) -> dict[str, Any]:
         at = moment(params, "as_of")

@@ -6,7 +6,7 @@
   const $ = (id) => document.getElementById(id);
   const state = {
     first: 0, now: 0, asOf: null, since: null, tab: "network",
-    view: { kind: "overview" }, filters: {}, note: null, summary: null, drawn: 0, opened: 0,
+    view: { kind: "overview" }, filters: {}, note: null, drawn: 0, opened: 0,
     panel: { kind: "notes" },  // what the right-hand panel shows: notes, note, entity, entities, tiers, search
   };
   let cy = null;
@@ -541,7 +541,6 @@
     suggest();
     try {
       const summary = await api("summary");
-      state.summary = summary;
       $("tenant").textContent = `${summary.tenant} (${summary.store})`;
       const c = summary.counts;
       $("counts").textContent = `${c.Note || 0} notes · ${c.Entity || 0} entities · ${c.Page || 0} pages · ${c.Segment || 0} segments · ${c.Fact || 0} facts`;
