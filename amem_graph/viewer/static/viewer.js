@@ -92,13 +92,13 @@
     { selector: "edge.ch-ended", style: { "line-color": "#d64545", "target-arrow-color": "#d64545", "line-style": "dashed", "width": 2 } },
   ];
 
-  /** Draws the elements. Nodes drawn before keep their places, so that a redraw (another moment, another
-      filter) moves only what changed: with every node placed, nothing moves; with most, the layout starts from
-      them. */
-  function draw(elements, layout, message) {
+  /** Draws the elements. With `keep`, nodes drawn before keep their places, so that a redraw (another moment,
+      another filter) moves only what changed: with every node placed, nothing moves; with most, the layout starts
+      from them. */
+  function draw(elements, layout, message, { keep = true } = {}) {
     const graph = $("graph");
     graph.dataset.ready = "0";
-    const placed = new Map(cy ? cy.nodes().map((n) => [n.id(), { ...n.position() }]) : []);
+    const placed = new Map(cy && keep ? cy.nodes().map((n) => [n.id(), { ...n.position() }]) : []);
     const nodes = elements.filter((e) => e.group === "nodes");
     const known = nodes.filter((e) => placed.has(e.data.id));
     for (const e of known) e.position = placed.get(e.data.id);
@@ -121,7 +121,7 @@
       performance.mark("amem-layout-stop");
       if (viewport) cy.viewport(viewport);
       else {
-        cy.fit(undefined, 30);
+        cy.fit(undefined, 45);  // room for the labels under the outermost nodes
         if (cy.zoom() > 1.4) cy.zoom({ level: 1.4, renderedPosition: { x: graph.clientWidth / 2, y: graph.clientHeight / 2 } });
       }
       if (state.note) cy.getElementById(state.note).select();
@@ -372,7 +372,7 @@
     const els = [];
     const seen = new Set();
     for (const hit of data.hits) {
-      els.push(noteNode(hit.note, "hit " + hit.note.state, { label: `#${hit.rank} ${short(hit.note.content, 36)}` }));
+      els.push(noteNode(hit.note, "hit " + hit.note.state, { label: `#${hit.rank} ${short(hit.note.content, 36)}`, rank: hit.rank }));
       seen.add(hit.note.id);
     }
     for (const note of data.path_notes) if (!seen.has(note.id)) { els.push(noteNode(note, "via " + note.state)); seen.add(note.id); }
@@ -384,7 +384,12 @@
         }
       });
     }
-    draw(els, COSE, `${data.hits.length} hits for “${short(data.query, 60)}”` + (state.asOf ? ` · as of ${when(state.asOf)}` : ""));
+    // Hits in rank order, two to a row (the notes on their paths after them): a force layout would pile up the
+    // unlinked seeds of a search, labels over labels.
+    const SEARCH = { name: "grid", cols: 2, avoidOverlap: true, nodeDimensionsIncludeLabels: true, padding: 20,
+      sort: (a, b) => (a.data("rank") ?? 1e9) - (b.data("rank") ?? 1e9) };
+    draw(els, SEARCH, `${data.hits.length} hits for “${short(data.query, 60)}”` + (state.asOf ? ` · as of ${when(state.asOf)}` : ""),
+      { keep: false });
     const box = details("Search", { query: data.query });
     if (!data.hits.length) put(box, el("p", { class: "empty" }, "Nothing found."));
     const content = new Map([...data.hits.map((h) => [h.note.id, h.note.content]), ...data.path_notes.map((n) => [n.id, n.content])]);
