@@ -10,7 +10,8 @@ import re
 import pytest
 
 from amem_graph.errors import InvalidInput
-from amem_graph.store.embedded.fulltext import FulltextIndex, analyse, norm_length
+from amem_graph.store.bm25 import Document, analyse, clauses, norm_length, query_terms, score
+from amem_graph.store.embedded.fulltext import FulltextIndex
 from amem_graph.store.lucene import MAX_QUERY_TERMS, PAGE_FIELDS, lucene_query, query_words
 
 pytestmark = pytest.mark.embedded
@@ -30,8 +31,18 @@ def test_lengths_are_read_back_as_lucenes_one_byte_norm() -> None:
     assert (norm_length(41), norm_length(42), norm_length(43), norm_length(100)) == (40, 42, 42, 96)
 
 
-def corpus() -> FulltextIndex:
-    index = FulltextIndex(("content", "context"))
+class Corpus(FulltextIndex):
+    """One tenant's index, as the tests read it: `scores` without the tenant."""
+
+    def update(self, key: int, props: dict | None) -> None:  # type: ignore[override]
+        super().update(key, None if props is None else {"tenant": "t", **props})
+
+    def scores(self, words, fields, tenant: str = "t"):  # type: ignore[override]
+        return super().scores(tenant, words, fields)
+
+
+def corpus() -> Corpus:
+    index = Corpus(("content", "context"))
     index.update(1, {"content": "cat"})  # length 1
     index.update(2, {"content": "cat cat dog"})  # length 3, cat twice
     index.update(3, {"content": "bird", "context": "a cat"})  # "a" is a stop word
@@ -52,10 +63,27 @@ def test_bm25_of_a_tiny_corpus_follows_the_formula() -> None:
     assert set(scores) == {1, 2}  # note 3 has "cat" only in its context, which this query does not search
 
 
-def test_scoring_some_nodes_keeps_the_whole_index_statistics() -> None:
+def test_another_tenants_documents_move_no_score() -> None:
     index = corpus()
-    every = index.scores(["cat"], {"content": 1.0})
-    assert index.scores(["cat"], {"content": 1.0}, only={2, 3}) == pytest.approx({2: every[2]})  # as one tenant's
+    alone = index.scores(["cat dog"], {"content": 1.0, "context": 1.0})
+    for key in range(10, 400):  # a neighbour that writes the query's words again and again
+        FulltextIndex.update(index, key, {"tenant": "other", "content": "cat " * (key % 7) + "dog bird", "context": "cat"})
+    assert index.scores(["cat dog"], {"content": 1.0, "context": 1.0}) == alone  # exactly, not approximately
+    assert set(index.scores(["cat"], None, tenant="other")) == set(range(10, 400))
+    assert index.scores(["cat"], None, tenant="nobody") == {}
+
+
+def test_one_documents_score_is_what_the_postings_sum() -> None:
+    """bm25.score (the Neo4j store's rescoring of Lucene's candidates) and the postings (the embedded store's)
+    give the same floats, so both stores rank alike."""
+    index = corpus()
+    text = index.tenants["t"]
+    boosts = {"content": 1.0, "context": 0.5}
+    terms = query_terms(["cat", "dog", "cat"])
+    query = clauses(terms, boosts, text.statistics(terms, boosts))
+    sums = text.scores(terms, boosts)
+    assert sums == {key: score(text.documents[key], query) for key in sums}
+    assert score(Document.of(("content", "context"), ["fish", None]), query) == 0.0
 
 
 def test_field_boosts_and_unsearched_fields() -> None:
@@ -81,9 +109,9 @@ def test_each_query_word_is_a_clause() -> None:
 def test_reindexing_and_removing_keep_the_statistics_exact() -> None:
     index = corpus()
     index.update(2, {"content": "cat cat dog"})  # the same text: left as it is
-    assert index.totals["content"] == 5
+    assert index.tenants["t"].tokens["content"] == 5
     index.update(2, None)  # gone
-    assert index.totals["content"] == 2 and "dog" not in index.postings["content"]
+    assert index.tenants["t"].tokens["content"] == 2 and "dog" not in index.tenants["t"].postings["content"]
     # content now: notes 1 and 3, lengths 1 and 1; "cat" in 1 of 2
     assert index.scores(["cat"], {"content": 1}) == pytest.approx({1: bm25(1, 1, 1.0, 2, 1)})
     index.update(1, {"content": "dog"})

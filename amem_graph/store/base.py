@@ -29,9 +29,10 @@ from ..models import (
     Supersession,
 )
 
-SCHEMA_VERSION = 8  # 2: tenant locks, Evolution nodes; 3: sessions, speakers, neighbourhood; 4: MemoryOS tiers;
+SCHEMA_VERSION = 9  # 2: tenant locks, Evolution nodes; 3: sessions, speakers, neighbourhood; 4: MemoryOS tiers;
 # 5: store keys (the LangGraph store); 6: entities; 7: passages, the names speakers are called by; 8: link periods,
-# the end of a note's valid time, archived notes, retention policies
+# the end of a note's valid time, archived notes, retention policies; 9: each tenant's BM25 statistics (Neo4j: Term,
+# Corpus)
 
 
 @dataclass(frozen=True)

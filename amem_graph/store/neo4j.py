@@ -34,10 +34,12 @@ from .. import cypher, transfer, validation
 from ..embedding import canonical_model
 from ..errors import InvalidInput, StoreError, StoreUnavailable
 from ..log import event
+from .bm25 import Document
 from .base import SCHEMA_VERSION, SchemaState, StoreStats, Tx
 from .neo4j_attached import Neo4jAttached
 from .neo4j_entities import Neo4jEntities
 from .neo4j_notes import KnnState, Neo4jNotes, min_candidates
+from .neo4j_text import INDEXES
 from .neo4j_tiers import Neo4jTiers
 from .records import note_from_record
 
@@ -209,10 +211,24 @@ class Neo4jStore:
             self._run(name, write=True, statement=statement, dimension=dimension, **VECTOR_INDEX)
         self._run("admin/await_indexes", write=True, timeout_s=300)
         self.vector_index()  # what the index can filter by, for the k-NN statements
+        if found is not None and found < 9:
+            self.count_tenants()
         self._run(
             "admin/schema_marker_set", write=True, version=SCHEMA_VERSION, model=canonical_model(model),
             dimension=dimension, now=validation.now(),
         )
+
+    def count_tenants(self) -> dict[str, float]:
+        """Count the BM25 statistics of each tenant written before they were kept (schema 9), a tenant per
+        transaction under its lock: killed, the next open counts those it had not reached. Returns the seconds
+        each tenant counted took."""
+        took = {}
+        for tenant in self.tenants():
+            began = time.monotonic()
+            if self.write(tenant, lambda tx: tx.count_tenant()):
+                took[tenant] = time.monotonic() - began
+                event("tenant_text_counted", logging.INFO, tenant=tenant, seconds=round(took[tenant], 3))
+        return took
 
     def vector_index(self) -> dict[str, Any] | None:
         rows = self._run("admin/vector_index")
@@ -260,6 +276,13 @@ class Neo4jStore:
             for start in range(0, len(rows), batch):
                 result = tx.run(cypher.load("admin/import_nodes"), {"rows": rows[start : start + batch]})
                 ids.update({r["key"]: r["id"] for r in result})
+            text = Neo4jTx(tx, tenant, validation.now(), self._knn)
+            for index, fields in INDEXES.items():
+                label = "Note" if index == "note_text" else "Page"
+                text.count_texts(index, {}, {
+                    row["props"]["id"]: Document.of(fields, [row["props"].get(f) for f in fields])
+                    for row in rows if label in row["labels"]
+                })
             created = 0
             links = [
                 {"start": ids[r["start"]], "end": ids[r["end"]], "type": r["type"],

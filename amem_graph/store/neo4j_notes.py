@@ -25,8 +25,10 @@ from ..models import (
     Step,
     Supersession,
 )
+from .bm25 import Document, boosts_of, query_terms
 from .base import EVERY, Counted, EvolutionRecord, NoteRevision, NoteUsage, Updated
-from .lucene import lucene_query
+from .lucene import TEXT_FIELDS, lucene_query, query_words
+from .neo4j_text import RESCORED, Neo4jText, rescored
 from .records import (
     brief_note,
     evolution_from_record,
@@ -53,6 +55,10 @@ FILTERED_MIN_FETCH = 100
 EXACT_PASSAGES = 100
 
 
+def _documents_of(texts: Mapping[str, Mapping[str, Any]]) -> dict[str, Document]:
+    return {i: Document.of(TEXT_FIELDS, [values.get(f) for f in TEXT_FIELDS]) for i, values in texts.items()}
+
+
 def _note(props: dict[str, Any], brief: bool) -> Note:
     return brief_note(props) if brief else note_from_record(props)
 
@@ -76,8 +82,9 @@ def min_candidates(knn: KnnState) -> int:
     return FILTERED_MIN_FETCH if knn.tenant_in_index else MIN_FETCH
 
 
-class Neo4jNotes:
-    """Note primitives over one managed transaction, every statement scoped by the tenant."""
+class Neo4jNotes(Neo4jText):
+    """Note primitives over one managed transaction, every statement scoped by the tenant; each write that changes
+    a note's text moves the tenant's BM25 statistics with it (neo4j_text.py)."""
 
     def __init__(self, tx: ManagedTransaction, tenant: str, now: datetime, knn: KnnState) -> None:
         self._tx = tx
@@ -102,6 +109,10 @@ class Neo4jNotes:
             records = self._each("note/create", "rows", rows)
         except ConstraintError as err:
             raise InvalidInput(f"a note id is already taken: {err.message}") from None
+        created = {r["id"] for r in records if r["created"]}
+        self.count_texts("note_text", {}, {
+            row["id"]: Document.of(TEXT_FIELDS, [row.get(f) for f in TEXT_FIELDS]) for row in rows if row["id"] in created
+        })
         return [(r["id"], bool(r["created"])) for r in records]
 
     def notes(
@@ -129,20 +140,36 @@ class Neo4jNotes:
              "passages": None if r.passages is None else list(r.passages)}
             for r in revisions
         ]
+        changing = [r.id for r in revisions if set(r.values) & set(TEXT_FIELDS)]
+        before = self._raw_texts(changing)
         try:
             records = self._each("note/revise", "revisions", rows, evolution_id=evolution_id)
         except ConstraintError:
             raise InvalidInput(
                 f"another note in tenant {self.tenant!r} already has this content from the same source"
             ) from None
+        after = {i: dict(texts) for i, texts in before.items()}
+        for revision in revisions:  # as `SET n += values` leaves them (the last revision of a note wins)
+            if revision.id in after:
+                after[revision.id].update({f: v for f, v in revision.values.items() if f in TEXT_FIELDS})
+        self.count_texts("note_text", _documents_of(before), _documents_of(after))
         return [(r["note_id"], r["version"]) for r in records]
 
+    def _raw_texts(self, ids: Sequence[str]) -> dict[str, dict[str, Any]]:
+        rows = self._each("terms/note_texts", "ids", list(ids), fields=list(TEXT_FIELDS))
+        return {r["id"]: dict(zip(TEXT_FIELDS, r["texts"], strict=True)) for r in rows}
+
     def delete_note(self, note_id: str) -> list[str] | None:
+        before = self.texts("note_text", [note_id])
         rows = self.run("note/delete", id=note_id)
+        self.count_texts("note_text", before, {})
         return list(rows[0]["restored"]) if rows else None
 
     def erase_text(self, session: str, line: str) -> None:
+        quoting = self.run("terms/quoting_notes", session=session, line=line, fields=list(TEXT_FIELDS))
         self.run("note/erase_text", session=session, line=line)
+        before = {r["id"]: Document.of(TEXT_FIELDS, r["texts"]) for r in quoting}
+        self.count_texts("note_text", before, self.texts("note_text", list(before)))
 
     # -- links and evolutions ---------------------------------------------------------------------
 
@@ -256,8 +283,12 @@ class Neo4jNotes:
         terms = lucene_query(query, fields)
         if not terms:  # nothing Lucene could match (punctuation only)
             return []
-        rows = self.run("note/fulltext_search", query=terms, k=k, brief=brief, **filters.params())
-        return [(_note(r["note"], brief), float(r["score"])) for r in rows]
+        words = query_words(query)
+        rows = self.run("note/fulltext_search", query=terms, fetch=max(k, RESCORED), brief=brief,
+                        terms=sorted(set(query_terms(words))), fields=list(boosts_of(fields, TEXT_FIELDS)),
+                        **filters.params())
+        return [(_note(r["note"], brief), found)
+                for r, found in rescored(rows, words, fields, "note_text", k, lambda r: r["note"]["id"])]
 
     def expand(
         self, candidates: Mapping[str, float], seeds: Sequence[str], *, hops: int, decay: float,

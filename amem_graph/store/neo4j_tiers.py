@@ -13,7 +13,9 @@ from neo4j import Record
 
 from ..models import Fact, Page, Segment
 from .base import EVERY, FactWrite, PageWrite, SegmentWrite, SessionPages
-from .lucene import PAGE_FIELDS, lucene_query
+from .bm25 import Document, boosts_of, query_terms
+from .lucene import PAGE_FIELDS, lucene_query, query_words
+from .neo4j_text import RESCORED, rescored
 from .records import fact_from_record, page_from_record, segment_from_record, time_of
 
 
@@ -30,16 +32,22 @@ class Neo4jTiers:
 
     run: Callable[..., list[Record]]
     _each: Callable[..., list[Record]]  # a statement over rows, no round trip for none
+    texts: Callable[[str, Sequence[str]], dict[str, Document]]  # neo4j_text.Neo4jText's
+    count_texts: Callable[[str, Mapping[str, Document], Mapping[str, Document]], None]
 
     # -- pages ----------------------------------------------------------------------------------
 
     def add_page(self, page: PageWrite, now: datetime) -> int:
+        # The page's own text and the neighbourhood of the two before it change: the statistics move with them.
+        before = {r["id"]: Document.of(PAGE_FIELDS, r["texts"])
+                  for r in self.run("terms/last_pages", session_id=page.session_id, fields=list(PAGE_FIELDS))}
         rows = self.run(
             "page/create", id=page.id, session_id=page.session_id, user_text=page.user_text,
             assistant_text=page.assistant_text, at=page.at, keywords=list(page.keywords), embedding=_list(page.embedding),
             chain_id=page.chain_id, chain_summary=page.chain_summary, chain_keywords=list(page.chain_keywords),
             analysis=page.analysis, model=page.model, now=now, neighbourhood=page.neighbourhood, turn=page.turn,
         )
+        self.count_texts("page_text", before, self.texts("page_text", [*before, page.id]))
         return int(rows[0]["seq"])
 
     def pages(
@@ -70,7 +78,13 @@ class Neo4jTiers:
     ) -> list[tuple[Page, float]]:
         if text is not None:
             terms = lucene_query(text, fields, PAGE_FIELDS)
-            rows = self.run("page/fulltext_search", query=terms, k=k, as_of=as_of) if terms else []
+            words = query_words(text)
+            found = self.run(
+                "page/fulltext_search", query=terms, fetch=max(k, RESCORED), as_of=as_of, terms=sorted(set(query_terms(words))),
+                fields=list(boosts_of(fields, PAGE_FIELDS)),
+            ) if terms else []
+            return [(page_from_record(r["page"]), s)
+                    for r, s in rescored(found, words, fields, "page_text", k, lambda r: r["page"]["id"])]
         elif vector is None:
             raise ValueError("page_search needs a text or a vector")
         elif segments is not None:

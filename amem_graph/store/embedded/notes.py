@@ -386,7 +386,7 @@ class EmbeddedNotes:
             return []
         scores = self._store.note_scores(self.tenant, words, fields)
         found = [(key, score) for key, score in scores.items() if filters.admits(self.graph.nodes[key].props)]
-        found.sort(key=lambda pair: (-pair[1], pair[0]))  # ties in insertion order, as Lucene's doc ids
+        found.sort(key=lambda pair: (-pair[1], self.graph.nodes[pair[0]].props["id"]))  # ties by id, on both stores
         return [(self._store.to_note(self.graph.nodes[key]), float(score)) for key, score in found[:k]]
 
     def expand(

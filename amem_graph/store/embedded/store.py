@@ -162,14 +162,14 @@ class EmbeddedStore(EmbeddedAdmin):
         return cached[1], cached[2]
 
     def note_scores(self, tenant: str, words: Sequence[str], fields: Mapping[str, float] | None) -> dict[int, float]:
-        """BM25 of the tenant's notes for `words` (with the statistics of every tenant's, as Lucene's)."""
+        """BM25 of the tenant's notes for `words`, with the tenant's statistics (bm25.py)."""
         self._catch_up()
-        return self._fulltext.scores(words, fields, self.graph.keys_of("Note", tenant))
+        return self._fulltext.scores(tenant, words, fields)
 
     def page_scores(self, tenant: str, words: Sequence[str], fields: Mapping[str, float] | None) -> dict[int, float]:
-        """BM25 of the tenant's pages for `words` (with the statistics of every tenant's)."""
+        """BM25 of the tenant's pages for `words`, with the tenant's statistics."""
         self._catch_up()
-        return self._page_text.scores(words, fields, self.graph.keys_of("Page", tenant))
+        return self._page_text.scores(tenant, words, fields)
 
     def _catch_up(self) -> None:
         """Bring the fulltext indexes up to the graph (under the store's lock)."""

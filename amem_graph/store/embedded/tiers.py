@@ -167,7 +167,8 @@ class EmbeddedTiers:
             return []
         scores = self._store.page_scores(self.tenant, words, fields)
         found = sorted(((key, s) for key, s in scores.items()
-                        if as_of is None or tier_held(self.graph.nodes[key].props, as_of)), key=lambda pair: (-pair[1], pair[0]))
+                        if as_of is None or tier_held(self.graph.nodes[key].props, as_of)),
+                       key=lambda pair: (-pair[1], self.graph.nodes[pair[0]].props["id"]))  # ties by id, on both stores
         return [(self._page(self.graph.nodes[key]), float(s)) for key, s in found[:k]]
 
     def _nearest(self, pages: Iterable[Node], vector: Any, k: int) -> list[tuple[Page, float]]:
