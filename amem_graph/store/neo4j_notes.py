@@ -53,6 +53,10 @@ FILTERED_MIN_FETCH = 100
 # tenants' and end in the scan anyway); past it the scan reads every passage's vector and costs more than the
 # index. Most tenants hold none or few (only notes longer than the model's window have passages).
 EXACT_PASSAGES = 100
+# A tenant of up to this many notes is searched by an exact scan, no dearer than the shared index at this size:
+# its answer cannot depend on other tenants' vectors, as the index's can (a larger tenant's depends on them only
+# within the index's recall, which `amem-graph bench scale` measures).
+EXACT_NOTES = 200
 
 
 def _documents_of(texts: Mapping[str, Mapping[str, Any]]) -> dict[str, Document]:
@@ -227,7 +231,10 @@ class Neo4jNotes(Neo4jText):
     def vector_search(
         self, vector: Sequence[float], k: int, *, filters: SearchFilter = NO_FILTER, brief: bool = False
     ) -> list[tuple[Note, float]]:
-        rows = self._knn_rows("note/vector_search", "note/vector_search_exact", vector, k, filters, brief)
+        held = self.run("note/note_count", most=EXACT_NOTES + 1)[0]["held"]
+        rows = (self.run("note/vector_search_exact", vector=list(vector), k=k, brief=brief, **filters.params())
+                if held <= EXACT_NOTES else
+                self._knn_rows("note/vector_search", "note/vector_search_exact", vector, k, filters, brief))
         return [(_note(r["note"], brief), float(r["score"])) for r in rows]
 
     def passage_search(

@@ -5,7 +5,7 @@ CYPHER 25
 MATCH (node:Note)
   SEARCH node IN (VECTOR INDEX note_embedding FOR $vector WHERE node.tenant = $tenant LIMIT $fetch)
 WHERE @note_filter
-WITH node, vector.similarity.cosine(node.embedding, $vector) AS score ORDER BY score DESC
+WITH node, vector.similarity.cosine(node.embedding, $vector) AS score ORDER BY score DESC, node.id
 WITH collect({node: node, score: score}) AS hits
 UNWIND hits[0..$k] AS hit
 WITH hit.node AS node, hit.score AS score, size(hits) AS matched

@@ -4,7 +4,7 @@
 // are scored again exactly (as note/vector_search_exact scores), so the k best of them come back.
 CALL db.index.vector.queryNodes('note_embedding', $fetch, $vector) YIELD node
 WHERE @note_filter
-WITH node, vector.similarity.cosine(node.embedding, $vector) AS score ORDER BY score DESC
+WITH node, vector.similarity.cosine(node.embedding, $vector) AS score ORDER BY score DESC, node.id
 WITH collect({node: node, score: score}) AS hits
 UNWIND hits[0..$k] AS hit
 WITH hit.node AS node, hit.score AS score, size(hits) AS matched

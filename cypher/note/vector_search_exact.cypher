@@ -2,6 +2,6 @@
 MATCH (node:Note {tenant: $tenant})
 WHERE node.embedding IS NOT NULL AND @note_filter
 WITH node, vector.similarity.cosine(node.embedding, $vector) AS score
-ORDER BY score DESC
+ORDER BY score DESC, node.id
 LIMIT $k
 RETURN CASE WHEN $brief THEN @note_brief ELSE @note_map END AS note, score

@@ -1,0 +1,150 @@
+"""A tenant's memory depends on that tenant alone: over random histories of its writes (adds in sessions, updates,
+deletes, imports), interleaved before, between and after with the writes of an adversarial neighbour that repeats
+the tenant's query words thousands of times, the tenant's search hits (ids, order, scores), its context and the
+links its adds make are exactly those of the same history written with no neighbour at all."""
+
+from __future__ import annotations
+
+import random
+import uuid
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from amem_graph import AgenticMemory
+from amem_graph.models import NoteInput
+
+STORES = ("neo4j", "embedded")
+
+QUERIES = (
+    "Where did Caroline walk the dog?",
+    "guitar lessons on Friday",
+    "What did Melanie paint at the beach",
+    "school trip with friends",
+)
+SPEAKERS = ("Caroline", "Melanie")
+WORDS = ("dog walk park guitar lesson Friday paint beach school trip friend sunset pottery camping museum "
+         "adoption concert library marathon kitten recipe garden").split()
+
+
+def sentence(rng: random.Random) -> str:
+    return " ".join(rng.choice(WORDS) for _ in range(rng.randint(4, 12)))
+
+
+def tenant_history(seed: int) -> list[tuple[Any, ...]]:
+    """The tenant's writes, by local name (n0, n1, ...): adds in two sessions, updates, deletes and imports."""
+    rng = random.Random(seed)
+    steps: list[tuple[Any, ...]] = []
+    made: list[str] = []
+    for i in range(rng.randint(14, 20)):
+        roll = rng.random()
+        if roll < 0.6 or len(made) < 3:
+            name = f"n{i:03d}"
+            speaker = rng.choice(SPEAKERS)
+            steps.append(("add", name, f"{speaker}: {sentence(rng)}", rng.choice(("s1", "s2")), speaker))
+            made.append(name)
+        elif roll < 0.75:
+            steps.append(("update", rng.choice(made), sentence(rng), (rng.choice(WORDS), rng.choice(WORDS))))
+        elif roll < 0.85:
+            gone = made.pop(rng.randrange(len(made)))
+            steps.append(("delete", gone))
+        else:
+            names = [f"n{i:03d}i{j}" for j in range(rng.randint(2, 5))]
+            steps.append(("import", [(name, sentence(rng)) for name in names]))
+            made += names
+    return steps
+
+
+def neighbour_history(seed: int, count: int) -> list[list[tuple[Any, ...]]]:
+    """What the neighbour writes before each of the tenant's `count` steps and after the last: the tenant's query
+    words again and again (adds, imports, updates and deletes of its own notes), or nothing."""
+    rng = random.Random(seed + 1000)
+    query_words = " ".join(QUERIES).replace("?", "").split()
+    bursts: list[list[tuple[Any, ...]]] = []
+    for _ in range(count + 1):
+        burst: list[tuple[Any, ...]] = []
+        if rng.random() < 0.4:
+            flood = " ".join(rng.choice(query_words) for _ in range(rng.randint(200, 600)))
+            burst.append(("add", flood))
+            burst.append(("import", [" ".join(rng.choice(query_words) for _ in range(30)) for _ in range(rng.randint(5, 40))]))
+            if rng.random() < 0.5:
+                burst.append(("update", " ".join(rng.choice(query_words) for _ in range(100))))
+            if rng.random() < 0.3:
+                burst.append(("delete",))
+        bursts.append(burst)
+    return bursts
+
+
+def run_neighbour(memory: AgenticMemory, burst: list[tuple[Any, ...]], held: list[str]) -> None:
+    for step in burst:
+        if step[0] == "add":
+            held.append(memory.add(step[1], session="flood", speaker="Caroline").id)
+        elif step[0] == "import":
+            held += memory.add_many([NoteInput(content=text, session="flood") for text in step[1]])
+        elif step[0] == "update" and held:
+            memory.update(held[-1], context=step[1], keywords=step[1].split()[:5])
+        elif step[0] == "delete" and held:
+            memory.delete(held.pop(0))
+
+
+def observe(memory: AgenticMemory, tenant: str, seed: int, neighbour: Callable[[int], None]) -> dict[str, Any]:
+    """Write the tenant's history (the neighbour's burst before each step and after the last); what its adds
+    linked and what its searches find, by local name."""
+    ids: dict[str, str] = {}
+    local = {}
+    links: list[Any] = []
+    for number, step in enumerate(tenant_history(seed)):
+        neighbour(number)
+        if step[0] == "add":
+            ids[step[1]] = f"{tenant}-{step[1]}"
+            local[ids[step[1]]] = step[1]
+            note = memory.add(step[2], id=ids[step[1]], session=step[3], speaker=step[4])
+            links.append((step[1], sorted((local[link.target_id], link.type, link.reason) for link in note.links)))
+        elif step[0] == "update":
+            memory.update(ids[step[1]], context=step[2], keywords=step[3])
+        elif step[0] == "delete":
+            memory.delete(ids[step[1]])
+        else:
+            for name, _ in step[1]:
+                ids[name] = f"{tenant}-{name}"
+                local[ids[name]] = name
+            memory.add_many([NoteInput(content=text, id=ids[name], session="s3") for name, text in step[1]])
+    neighbour(len(tenant_history(seed)))
+    found = {}
+    for query in QUERIES:
+        hits = memory.search(query, k=10)
+        found[query] = [
+            (local[hit.note.id], round(hit.score, 6), None if hit.fulltext_score is None else round(hit.fulltext_score, 6),
+             None if hit.vector_score is None else round(hit.vector_score, 6))
+            for hit in hits
+        ]
+        found[query, "fulltext"] = [(local[h.note.id], round(h.score, 6)) for h in memory.search(query, k=10, mode="fulltext")]
+        context = memory.context(query)
+        for note_id, name in local.items():
+            context = context.replace(note_id, name)
+        found[query, "context"] = context
+    return {"links": links, "found": found}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seed", [1, 2])
+def test_a_tenants_results_are_those_it_would_get_alone(
+    memory: AgenticMemory, open_memory: Callable[[str], AgenticMemory], seed: int,
+) -> None:
+    run = uuid.uuid4().hex[:8]
+    alone, crowded, flooder = f"alone-{run}", f"crowded-{run}", f"flood-{run}"
+    with open_memory(alone) as first, open_memory(crowded) as second, open_memory(flooder) as neighbour:
+        try:
+            expected = observe(first, alone, seed, lambda _: None)
+            bursts = neighbour_history(seed, len(tenant_history(seed)))
+            held: list[str] = []
+            got = observe(second, crowded, seed, lambda number: run_neighbour(neighbour, bursts[number], held))
+            assert held, "the neighbour wrote nothing"
+        finally:
+            for tenant in (alone, crowded, flooder):
+                memory.admin.delete_tenant(tenant)
+    assert any(expected["found"][query] for query in QUERIES), "the searches found nothing: the test tests nothing"
+    assert got["links"] == expected["links"]
+    for key, hits in expected["found"].items():
+        assert got["found"][key] == hits, key
