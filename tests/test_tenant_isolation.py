@@ -148,3 +148,33 @@ def test_a_tenants_results_are_those_it_would_get_alone(
     assert got["links"] == expected["links"]
     for key, hits in expected["found"].items():
         assert got["found"][key] == hits, key
+
+
+@pytest.mark.slow
+@pytest.mark.neo4j_only  # it compares Neo4j, crowded, with an embedded store of the tenant alone
+def test_both_stores_rank_a_tenants_notes_alike(
+    memory: AgenticMemory, open_memory: Callable[[str], AgenticMemory], embedded_settings, embedded_share,
+) -> None:
+    run = uuid.uuid4().hex[:8]
+    on_neo4j, flooder, alone = f"neo-{run}", f"flood-{run}", f"emb-{run}"
+    seed = 3
+    bursts = neighbour_history(seed, len(tenant_history(seed)))
+    held: list[str] = []
+    with open_memory(on_neo4j) as server, open_memory(flooder) as neighbour:
+        try:
+            crowded = observe(server, on_neo4j, seed, lambda number: run_neighbour(neighbour, bursts[number], held))
+        finally:
+            for tenant in (on_neo4j, flooder):
+                memory.admin.delete_tenant(tenant)
+    with AgenticMemory(embedded_settings, tenant=alone, store=embedded_share.store()) as embedded:
+        single = observe(embedded, alone, seed, lambda _: None)
+    assert crowded["links"] == single["links"]
+    for query in QUERIES:
+        for key in (query, (query, "fulltext")):
+            assert [hit[0] for hit in crowded["found"][key]] == [hit[0] for hit in single["found"][key]], key
+            assert scores(crowded["found"][key]) == pytest.approx(scores(single["found"][key]), abs=2e-6), key
+
+
+def scores(hits: list[tuple[Any, ...]]) -> list[float]:
+    """A search's scores in a row (-1 for an index that did not find a hit)."""
+    return [-1.0 if value is None else value for hit in hits for value in hit[1:]]
