@@ -121,14 +121,17 @@ def evaluate(
 ) -> dict[str, Any]:
     rows = []
     latencies: list[float] = []
+    ranked: list[list[Any]] = []  # per question: conversation, question, the turns found (to compare runs one by one)
     for tenant, question in questions:
         began = time.perf_counter()
         sources = rank(tenant, question)
         latencies.append((time.perf_counter() - began) * 1000)
         rows.append((question, _scores(sources, question, ks)))
+        ranked.append([question.conversation, question.question, sources])
     result = _table(rows)
     if timed:
         result["latency_ms"] = percentiles(latencies)
+        result["ranked"] = ranked
     return result
 
 
