@@ -4,6 +4,7 @@ imports that leave out what they cannot store when asked to."""
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -68,7 +69,7 @@ def test_many_passages_are_found_through_their_vector_index(memory: AgenticMemor
 
 @pytest.mark.parametrize("exact", [True, False], ids=["scan", "index"])
 def test_a_store_gives_each_long_note_once_with_its_best_passage(
-    memory: AgenticMemory, monkeypatch: pytest.MonkeyPatch, exact: bool,
+    memory: AgenticMemory, open_memory: Callable[[str], AgenticMemory], monkeypatch: pytest.MonkeyPatch, exact: bool,
 ) -> None:
     """Many windows of one note near the query are one candidate: k passages' worth of notes, not one note k
     times (and on Neo4j, not its content sent once per window)."""
@@ -76,8 +77,13 @@ def test_a_store_gives_each_long_note_once_with_its_best_passage(
         monkeypatch.setattr(neo4j_notes, "EXACT_PASSAGES", 0)  # Neo4j: the index (the embedded store has one path)
     kayak = memory.add("Our kayak is bright orange and we paddle it on the lake. " * 150, source="kayak")
     other = memory.add("Paragraph about rain over the valley. " * 200 + FACT, source="rocket")
-    vector = memory.embedder.embed_one("What colour is the kayak?")
-    found = memory._store.read(memory.tenant, lambda tx: tx.passage_search(vector, 5, filters=NO_FILTER))
+    with open_memory(f"{memory.tenant}-n") as neighbour:  # a crowded index: the query's passages are mostly another's
+        try:
+            neighbour.add_many([NoteInput(f"The orange kayak number {i} paddles on the lake. " * 120) for i in range(6)])
+            vector = memory.embedder.embed_one("What colour is the kayak?")
+            found = memory._store.read(memory.tenant, lambda tx: tx.passage_search(vector, 5, filters=NO_FILTER))
+        finally:
+            memory.admin.delete_tenant(neighbour.tenant)
     ids = [note.id for note, *_ in found]
     assert ids[0] == kayak.id and len(ids) == len(set(ids)) == 2 and other.id in ids
     scores = [score for _, score, *_ in found]

@@ -89,3 +89,61 @@ def test_init_builds_a_vector_index_with_other_hnsw_settings_again(settings: Set
     assert (index["state"], index["hnsw_m"], index["quantized"]) == ("ONLINE", 16, True)
     hits = memory.search("lighthouse keeper", mode="vector", k=1)
     assert hits[0].note.content == "Alice: the lighthouse keeper retired."
+
+
+def _statistics(memory: AgenticMemory, tenant: str) -> dict:
+    """A tenant's BM25 statistics as the graph keeps them (store/neo4j_text.py)."""
+    with memory._store._driver.session() as session:
+        rows = session.run("MATCH (s:Term|Corpus {tenant: $tenant}) RETURN labels(s)[0] AS label, s.index AS index, "
+                           "s.term AS term, s.df AS df, s.docs AS docs, s.tokens AS tokens", tenant=tenant).data()
+    return {(r["label"], r["index"], r["term"]): (r["df"], r["docs"], r["tokens"]) for r in rows}
+
+
+def _as_schema_8(memory: AgenticMemory, tenants: list[str]) -> None:
+    """The database as schema 8 left it: these tenants' notes and pages, no statistics."""
+    with memory._store._driver.session() as session:
+        session.run("MATCH (s:Term|Corpus) WHERE s.tenant IN $tenants DETACH DELETE s", tenants=tenants).consume()
+        session.run("MATCH (s:AmemSchema {name: 'amem-graph'}) SET s.version = 8").consume()
+
+
+def test_a_schema_8_database_counts_each_tenants_statistics_once_on_open(
+    settings: Settings, memory: AgenticMemory, open_memory, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Opening a database written before the statistics were kept counts them, a tenant per transaction: an open
+    that stops part way (killed) leaves whole tenants counted, and the next open counts the others once."""
+    other = f"{memory.tenant}-b"
+    with open_memory(other) as second:
+        try:
+            for mem, words in ((memory, "lighthouse keeper"), (second, "trout river")):
+                mem.add(f"Alice: the {words} retired early.", session="s1")
+                mem.add(f"Bob: my sister caught three {words} stories.", session="s1")
+                mem.add_many([f"Carol: the {words} again, and again {words}."])
+                mem.add_turn(f"tell me about the {words}", "it retired", session_id="chat")
+            expected = {t: _statistics(memory, t) for t in (memory.tenant, other)}
+            hits = [(h.note.id, h.score) for h in memory.search("lighthouse keeper", mode="fulltext")]
+            assert all(expected.values()) and hits
+            _as_schema_8(memory, [memory.tenant, other])
+
+            counted = []
+            original = Neo4jStore.write
+
+            def killed_after_one(self, tenant, work, **kw):  # the process dies after its first tenant's commit
+                if counted:
+                    raise KeyboardInterrupt
+                result = original(self, tenant, work, **kw)
+                if result is True:  # a tenant counted (False: one counted already)
+                    counted.append(tenant)
+                return result
+
+            monkeypatch.setattr(Neo4jStore, "write", killed_after_one)
+            with pytest.raises(KeyboardInterrupt):
+                AgenticMemory(settings, tenant=memory.tenant)
+            monkeypatch.undo()
+            done = [t for t in (memory.tenant, other) if _statistics(memory, t)]
+            assert memory._store.schema_state().version == 8 and done == counted
+            with AgenticMemory(settings, tenant=memory.tenant) as reopened:
+                assert reopened.stats().schema["version"] == SCHEMA_VERSION
+                assert {t: _statistics(memory, t) for t in (memory.tenant, other)} == expected
+                assert [(h.note.id, h.score) for h in reopened.search("lighthouse keeper", mode="fulltext")] == hits
+        finally:
+            memory.admin.delete_tenant(other)

@@ -95,7 +95,7 @@ class Neo4jText:
     def count_tenant(self, page: int = 2_000) -> bool:
         """Count the tenant's statistics whole, once (the upgrade of a database written before them): False
         if they were counted already."""
-        if self.run("terms/counted", index="note_text")[0]["counted"]:
+        if self.run("terms/counted")[0]["counted"]:
             return False
         for index, name in (("note_text", "terms/tenant_notes"), ("page_text", "terms/tenant_pages")):
             after, totals = "", (Counter[str](), Counter[str](), Counter[tuple[str, str]]())

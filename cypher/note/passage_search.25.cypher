@@ -7,9 +7,10 @@ MATCH (passage:Passage)
 MATCH (node:Note)-[:HAS_PASSAGE]->(passage)
 WHERE @note_filter
 WITH node, passage, vector.similarity.cosine(passage.embedding, $vector) AS score ORDER BY score DESC
-WITH node, collect({score: score, start: passage.start, end: passage.end})[0] AS best, count(*) AS passages
+WITH node, collect({score: score, start: passage.start, end: passage.end})[0] AS best
 ORDER BY best.score DESC
-WITH collect({node: node, best: best}) AS hits, sum(passages) AS matched
+WITH collect({node: node, best: best}) AS hits
+WITH hits, size(hits) AS matched
 UNWIND hits[0..$k] AS hit
 WITH hit.node AS node, hit.best AS best, matched
 RETURN CASE WHEN $brief THEN @note_brief ELSE @note_map END AS note, best.score AS score, best.start AS start,

@@ -1,3 +1,3 @@
-// Whether the tenant's statistics of an index were counted (the schema 9 upgrade counts each tenant once).
-OPTIONAL MATCH (c:Corpus {tenant: $tenant, index: $index})
-RETURN c IS NOT NULL AS counted
+// Whether the tenant's BM25 statistics are kept already (the schema 9 upgrade counts each tenant once).
+MATCH (c:Corpus {tenant: $tenant})
+RETURN count(c) > 0 AS counted
