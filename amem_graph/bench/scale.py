@@ -103,7 +103,8 @@ def run(settings: Settings, store: str, *, sizes: Sequence[int], tenants: int, q
             writing_s = time.perf_counter() - began - online_s - settle_s
             rows.append({"notes": size, "ingest_notes_per_s": round(added / writing_s, 1),
                          "index_online_s": round(online_s, 1), "server_settle_s": round(settle_s, 1),
-                         **_measure(memory, names, notes[:size], owner[:size], asked, k), **_footprint(pid, workdir)})
+                         **_measure(memory, names, notes[:size], owner[:size], asked, k),
+                         **_keywords(memory, names, turns, k, seed), **_footprint(pid, workdir)})
         for name in names:
             memory.admin.delete_tenant(name)
     return {"benchmark": "scale", "store": store, "server": server, "tenants": tenants,
@@ -165,6 +166,21 @@ def _measure(memory: AgenticMemory, names: list[str], notes: np.ndarray, owner: 
             search.append(ms(memory.search, f"Scale query {j}: what happened", k=k, tenant=names[t], hops=2))
     return {"knn_ms": percentiles(knn), "recall_at_k": round(float(np.mean(recalls)), 4),
             "search_ms": percentiles(search)}
+
+
+def _keywords(memory: AgenticMemory, names: list[str], turns: list[str], k: int, seed: int) -> dict[str, Any]:
+    """Keyword search (BM25 alone, no expansion) per query a tenant in turn: p50/p95, and each query's top k by
+    source, to compare the stores' rankings (the embedded store's is exact for the tenant)."""
+    rng = np.random.default_rng(seed + 2)
+    timings, tops = [], []
+    for j in range(100):
+        words = re.findall(r"[A-Za-z]{4,}", turns[int(rng.integers(len(turns)))])
+        query = " ".join([words[0], *rng.choice(words[1:], size=min(3, len(words) - 1), replace=False)])
+        began = time.perf_counter()
+        hits = memory.search(query, k=k, tenant=names[j % len(names)], mode="fulltext", hops=0)
+        timings.append((time.perf_counter() - began) * 1000)
+        tops.append([query, [str(hit.note.source) for hit in hits]])
+    return {"fulltext_ms": percentiles(timings), "fulltext_top": tops}
 
 
 def _footprint(pid: int | None, workdir: Path) -> dict[str, Any]:
