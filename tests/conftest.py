@@ -9,6 +9,7 @@ Every test works in its own tenant, so tests never see each other's notes."""
 from __future__ import annotations
 
 import os
+import shutil
 import sys
 import uuid
 from collections.abc import Callable, Iterator
@@ -22,6 +23,7 @@ import pytest
 from amem_graph import AgenticMemory, Settings
 from amem_graph import store as store_package
 from amem_graph.bench.scripted_llm import ScriptedLLM
+from amem_graph.embedding import catalog, download
 from amem_graph.server import ConnectionInfo, LocalNeo4j, free_port
 from amem_graph.settings import LLMSettings
 from amem_graph.store.embedded.store import EmbeddedStore
@@ -43,6 +45,60 @@ def _base_settings() -> Settings:
 def base_settings() -> Settings:
     """The settings every test starts from, naming no database."""
     return _base_settings()
+
+
+def _in_ci() -> bool:
+    return os.environ.get("CI", "").lower() not in ("", "0", "false")
+
+
+def _model_target(spec: catalog.ModelSpec, home: Path) -> Path:
+    """Where download.folder keeps the model's two files under `home` (it fetches when they are not there)."""
+    assert spec.download is not None
+    return home / "models" / spec.name.rsplit("/", 1)[-1] / spec.download.files["model.onnx"][2][:16]
+
+
+def _model_intact(spec: catalog.ModelSpec, folder: Path) -> bool:
+    assert spec.download is not None
+    return all((folder / name).is_file() and download.sha256(folder / name) == expected
+               for name, (_, _, expected) in spec.download.files.items())
+
+
+@pytest.fixture(scope="session")
+def model_files(base_settings: Settings) -> Callable[[catalog.ModelSpec, Path], None]:
+    """`model_files(spec, home)`: before a test embeds with a downloaded model of the table (catalog.py),
+    makes sure it can have it. With `mvn` on PATH, or the model hub allowed (HF_HUB_OFFLINE unset), the test
+    fetches it itself, as a user's first run does (CI: Maven). Without either (no Java, no Maven, offline:
+    `-m embedded` as the README promises), the copy this machine already fetched ($AMEM_HOME/models) is put
+    under `home`, checked against its pinned hashes; where there is none, the test is skipped, saying so.
+    Never in CI: there a model that cannot be had fails the test."""
+    cache = base_settings.home
+
+    def ensure(spec: catalog.ModelSpec, home: Path) -> None:
+        if spec.download is None:  # the packaged model: its package ships it
+            return
+        target = _model_target(spec, home)
+        hub = os.environ.get("HF_HUB_OFFLINE", "").strip().lower() not in ("1", "true", "yes", "on")
+        if download._complete(target, spec.download) or shutil.which("mvn") or hub:
+            return
+        cached = _model_target(spec, cache)
+        if cached != target and _model_intact(spec, cached):
+            staging = target.parent / f".seeding-{uuid.uuid4().hex[:8]}"
+            staging.mkdir(parents=True)
+            for name in spec.download.files:
+                try:
+                    os.link(cached / name, staging / name)
+                except OSError:
+                    shutil.copyfile(cached / name, staging / name)
+            os.rename(staging, target)
+            return
+        reason = (f"the embedding model {spec.name} has no intact copy in {cache / 'models'} and cannot be "
+                  "fetched: `mvn` is not on PATH and HF_HUB_OFFLINE is set (install Maven, or fetch it once: "
+                  f"AMEM_EMBEDDING_MODEL={spec.name} with the model hub or Maven reachable)")
+        if _in_ci():
+            pytest.fail(f"{reason}; CI must have Maven")
+        pytest.skip(reason)
+
+    return ensure
 
 
 @pytest.fixture(scope="session")

@@ -8,6 +8,7 @@ import os
 import signal
 import subprocess
 import sys
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
@@ -51,8 +52,9 @@ class Counting(Embedder):
 
 @pytest.mark.embedded
 def test_a_consolidation_killed_midway_resumes_and_embeds_every_note_once(
-    base_settings: Settings, tmp_path: Path,
+    base_settings: Settings, tmp_path: Path, model_files: Callable[[catalog.ModelSpec, Path], None],
 ) -> None:
+    model_files(catalog.E5_SMALL, base_settings.home)  # the new model: the subprocess fetches it there
     old = replace(base_settings, store="embedded", data_dir=tmp_path / "db", neo4j_uri=None, neo4j_password=None,
                   embedding_model=catalog.MINILM.name)
     with AgenticMemory(old, tenant="t") as memory:

@@ -9,7 +9,7 @@ import functools
 import http.server
 import shutil
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import numpy as np
@@ -28,6 +28,7 @@ TEXTS = [
     " ".join(["The longest note keeps going past the model's token limit"] * 60),
 ]
 DOWNLOADED = [spec for spec in catalog.MODELS if spec.download is not None]
+ModelFiles = Callable[[catalog.ModelSpec, Path], None]  # conftest's model_files: model to hand, or a skip
 
 
 @pytest.fixture(scope="module")
@@ -55,8 +56,9 @@ def _reference(spec: catalog.ModelSpec, folder: Path, texts: list[str]) -> np.nd
 
 @pytest.mark.parametrize("spec", DOWNLOADED, ids=lambda spec: spec.name)
 def test_a_downloaded_model_embeds_as_its_export_does_in_its_query_and_document_forms(
-    spec: catalog.ModelSpec, home: Path,
+    spec: catalog.ModelSpec, home: Path, model_files: ModelFiles,
 ) -> None:
+    model_files(spec, home)
     full = Embedder(spec.name, backend="onnx", home=home)
     documents, queries = full.embed(TEXTS), np.stack([full.embed_query(t) for t in TEXTS])
     folder = download.folder(spec, home)  # fetched by the first embedding above
@@ -83,10 +85,11 @@ def test_the_models_outside_the_table_and_the_aliases() -> None:
 
 
 @pytest.fixture()
-def hub(tmp_path: Path, home: Path) -> Iterator[tuple[str, Path]]:
+def hub(tmp_path: Path, home: Path, model_files: ModelFiles) -> Iterator[tuple[str, Path]]:
     """A model hub on loopback serving e5's two files at the paths the real one does (from the Maven copy)."""
     spec = catalog.E5_SMALL
     assert spec.download is not None
+    model_files(spec, home)
     source = download.folder(spec, home)
     root = tmp_path / "hub"
     for name, (path, _, _) in spec.download.files.items():
@@ -138,8 +141,11 @@ def test_no_hub_and_no_maven_is_a_clear_error_and_never_another_model(
     assert not [p for p in (tmp_path / "home").rglob("*") if p.is_file()]  # nothing fetched, nothing prepared
 
 
-def test_langchain_embeddings_follow_the_query_and_document_split(home: Path) -> None:
+def test_langchain_embeddings_follow_the_query_and_document_split(
+    home: Path, model_files: ModelFiles,
+) -> None:
     pytest.importorskip("langchain_core")
+    model_files(catalog.E5_SMALL, home)
     from amem_graph.integrations.langchain import AmemEmbeddings
 
     embedder = Embedder("e5-small-v2", home=home)
@@ -150,9 +156,12 @@ def test_langchain_embeddings_follow_the_query_and_document_split(home: Path) ->
 
 
 @pytest.mark.parametrize("spec", catalog.MODELS, ids=lambda spec: spec.name)
-def test_the_table_says_where_each_models_cosines_start(spec: catalog.ModelSpec, home: Path) -> None:
+def test_the_table_says_where_each_models_cosines_start(
+    spec: catalog.ModelSpec, home: Path, model_files: ModelFiles,
+) -> None:
     """`unrelated` is what its comment says it is, measured again; it puts the model's cosines on the reference
     scale, where unrelated texts meet the reference's cosine and the same text stays at 1."""
+    model_files(spec, home)
     from amem_graph.bench.texts import sentences
 
     texts = sentences(150)
