@@ -34,8 +34,8 @@ from .. import cypher, transfer, validation
 from ..embedding import canonical_model
 from ..errors import InvalidInput, StoreError, StoreUnavailable
 from ..log import event
-from .bm25 import Document
 from .base import SCHEMA_VERSION, SchemaState, StoreStats, Tx
+from .bm25 import Document
 from .neo4j_attached import Neo4jAttached
 from .neo4j_entities import Neo4jEntities
 from .neo4j_notes import KnnState, Neo4jNotes, min_candidates

@@ -25,8 +25,8 @@ from ..models import (
     Step,
     Supersession,
 )
-from .bm25 import Document, boosts_of, query_terms
 from .base import EVERY, Counted, EvolutionRecord, NoteRevision, NoteUsage, Updated
+from .bm25 import Document, boosts_of, query_terms
 from .lucene import TEXT_FIELDS, lucene_query, query_words
 from .neo4j_text import RESCORED, Neo4jText, rescored
 from .records import (

@@ -8,7 +8,6 @@ hands its operations to `on_commit` (the persistence journal)."""
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
-from collections.abc import Set as AbstractSet
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
@@ -69,11 +68,6 @@ class PropertyGraph:
         """Nodes with `label` (of one tenant when given)."""
         keys = self._by_label.get(label, ()) if tenant is None else self._by_tenant.get((label, tenant), ())
         return (self.nodes[k] for k in list(keys))
-
-    def keys_of(self, label: str, tenant: Any) -> AbstractSet[int]:
-        """The keys of one tenant's nodes with `label`: the graph's own set (read it under the store's lock;
-        never change it)."""
-        return self._by_tenant.get((label, tenant), frozenset())
 
     def labels(self) -> list[str]:
         """Every label a node has now or had."""
