@@ -10,6 +10,7 @@ import re
 import pytest
 
 from amem_graph.errors import InvalidInput
+from amem_graph.store import bm25 as rule
 from amem_graph.store.bm25 import Document, analyse, clauses, norm_length, query_terms, score
 from amem_graph.store.embedded.fulltext import FulltextIndex
 from amem_graph.store.lucene import MAX_QUERY_TERMS, PAGE_FIELDS, lucene_query, query_words
@@ -39,6 +40,12 @@ class Corpus(FulltextIndex):
 
     def scores(self, words, fields, tenant: str = "t"):  # type: ignore[override]
         return super().scores(tenant, words, fields)
+
+
+@pytest.fixture(autouse=True)
+def unsmoothed(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The formula as Lucene has it: no English background (its own test below sets it)."""
+    monkeypatch.setattr(rule, "BACKGROUND_DOCS", 0.0)
 
 
 def corpus() -> Corpus:
@@ -133,3 +140,22 @@ def test_lucene_query_holds_no_syntax_from_the_user_and_boosts_named_fields() ->
     assert lucene_query("dog", {"user_text": 2}, PAGE_FIELDS) == "user_text:(dog)^2"
     with pytest.raises(InvalidInput, match="unknown text fields"):
         lucene_query("dog", {"user_text": 1})  # a page field, not a note field
+
+
+def test_a_few_notes_learn_from_english_which_words_are_common(monkeypatch: pytest.MonkeyPatch) -> None:
+    """With BACKGROUND_DOCS documents of English beside a tenant's own, a word common in English ("time") weighs
+    less than a rare one ("pottery"), even where the tenant's notes hold each as often."""
+    monkeypatch.setattr(rule, "BACKGROUND_DOCS", 30.0)
+    english = rule.english()
+    assert english["time"] > 100 * english["potteri"]  # by stem
+    index = Corpus(("content",))
+    index.update(1, {"content": "pottery time"})
+    index.update(2, {"content": "garden"})
+    found = index.scores(["pottery time"], None)
+    stats = index.tenants["t"].statistics(query_terms(["pottery time"]), {"content": 1.0})
+    weights = {term: weight for _, term, weight, _, _ in clauses(query_terms(["pottery time"]), {"content": 1.0}, stats)}
+    assert weights["potteri"] > 2 * weights["time"]
+    length = 1.5  # the tenant's average content length, which the English documents take
+    df = 1 + 30 * -math.expm1(-length * english["time"])
+    assert weights["time"] == pytest.approx(math.log(1 + (2 + 30 - df + 0.5) / (df + 0.5)))
+    assert set(found) == {1}

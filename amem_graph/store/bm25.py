@@ -9,12 +9,14 @@ rescores the tenant's candidates that Lucene hands over."""
 
 from __future__ import annotations
 
+import gzip
 import math
 import re
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache, lru_cache
+from importlib import resources
 from typing import Any
 
 import Stemmer
@@ -22,6 +24,10 @@ import Stemmer
 from .lucene import IDEOGRAPHS
 
 K1, B = 1.2, 0.75
+# A tenant's statistics are smoothed with this many documents of English (english_terms.tsv.gz: how often each
+# term occurs in English text), so that a tenant of a few notes still knows which words are common. Fixed, and
+# the same for every tenant: nothing of another tenant's enters a tenant's scores.
+BACKGROUND_DOCS = 30.0
 # Lucene's EnglishAnalyzer stop set.
 STOP_WORDS = frozenset(
     "a an and are as at be but by for if in into is it no not of on or such that the their then there these they "
@@ -106,6 +112,20 @@ class Statistics:
     df: Mapping[tuple[str, str], int]
 
 
+@cache
+def english() -> dict[str, float]:
+    """Term → its share of the tokens of English text (english_terms.tsv.gz; its header says where from)."""
+    with resources.files(__package__).joinpath("english_terms.tsv.gz").open("rb") as raw:
+        lines = gzip.decompress(raw.read()).decode("utf-8").splitlines()
+    return {term: float(share) for term, share in (line.split("\t") for line in lines if not line.startswith("#"))}
+
+
+def background_df(term: str, length: float) -> float:
+    """In how many of BACKGROUND_DOCS English documents of `length` terms `term` would occur."""
+    share = english().get(term, 0.0) if BACKGROUND_DOCS else 0.0
+    return BACKGROUND_DOCS * -math.expm1(-length * share)
+
+
 Clause = tuple[str, str, float, float, float]  # field, term, weight (boost × idf), k1 (1 - b), k1 b / average
 
 
@@ -126,7 +146,8 @@ def clauses(terms: Sequence[str], boosts: Mapping[str, float], stats: Statistics
         fixed, per_length = K1 * (1 - B), K1 * B / average
         for term in terms:
             if held := stats.df.get((name, term), 0):
-                found.append((name, term, boost * math.log(1 + (docs - held + 0.5) / (held + 0.5)), fixed, per_length))
+                n, df = docs + BACKGROUND_DOCS, held + background_df(term, average)
+                found.append((name, term, boost * math.log(1 + (n - df + 0.5) / (df + 0.5)), fixed, per_length))
     return found
 
 
@@ -160,6 +181,17 @@ def counts_of(documents: Iterable[Document], sign: int = 1) -> tuple[Counter[str
 
 
 __all__ = [
-    "B", "K1", "STOP_WORDS", "Document", "Statistics", "analyse", "boosts_of", "clauses", "counts_of",
-    "field_terms", "norm_length", "query_terms", "score",
+    "K1",
+    "STOP_WORDS",
+    "B",
+    "Document",
+    "Statistics",
+    "analyse",
+    "boosts_of",
+    "clauses",
+    "counts_of",
+    "field_terms",
+    "norm_length",
+    "query_terms",
+    "score",
 ]
