@@ -3,6 +3,7 @@
 import pytest
 
 from amem_graph import AgenticMemory, InvalidInput, NoteInput
+from amem_graph.store import neo4j_notes
 
 STORES = ("neo4j", "embedded")
 
@@ -45,9 +46,13 @@ def test_lucene_syntax_in_queries_is_plain_text(memory: AgenticMemory, facts: li
     memory.search(query, k=3, mode="fulltext")  # no parse error, whatever it finds
 
 
-def test_search_stays_in_its_tenant_even_when_crowded(memory: AgenticMemory, settings) -> None:
+def test_search_stays_in_its_tenant_even_when_crowded(
+    memory: AgenticMemory, settings, monkeypatch: pytest.MonkeyPatch,
+) -> None:
     """The vector index is shared; a tenant's notes must still be found among many closer ones of others,
-    both when it has fewer than k notes (exact scan) and when it has more (wider approximate search)."""
+    both when it has fewer than k notes (exact scan) and when it has more (wider approximate search). On Neo4j
+    the index path is taken as by a tenant of more than EXACT_NOTES notes."""
+    monkeypatch.setattr(neo4j_notes, "EXACT_NOTES", 0)
     few = memory.add("The secret recipe uses cardamom and orange peel.")
     crowd = f"{memory.tenant}-crowd"
     busy = f"{memory.tenant}-busy"

@@ -291,11 +291,14 @@ class Neo4jNotes(Neo4jText):
         if not terms:  # nothing Lucene could match (punctuation only)
             return []
         words = query_words(query)
-        rows = self.run("note/fulltext_search", query=terms, fetch=max(k, RESCORED), brief=brief,
+        rows = self.run("note/fulltext_search", query=terms, fetch=max(k, RESCORED),
                         terms=sorted(set(query_terms(words))), fields=list(boosts_of(fields, TEXT_FIELDS)),
                         **filters.params())
-        return [(_note(r["note"], brief), found)
-                for r, found in rescored(rows, words, fields, "note_text", k, lambda r: r["note"]["id"])]
+        best = rescored(rows, words, fields, "note_text", k, lambda r: r["note"]["id"])
+        if brief:
+            return [(brief_note(r["note"]), found) for r, found in best]
+        whole = {note.id: note for note in self.notes(ids=[r["note"]["id"] for r, _ in best])}
+        return [(whole[r["note"]["id"]], found) for r, found in best]
 
     def expand(
         self, candidates: Mapping[str, float], seeds: Sequence[str], *, hops: int, decay: float,
