@@ -105,6 +105,7 @@ def test_export_import_moves_a_tenant_between_the_stores_exactly(two_tenants, cl
     """Neo4j → embedded → Neo4j: every node and relationship, with every property, as it was."""
     memory, (tenant, _) = two_tenants
     before = memory.stats(tenant=tenant)
+    found = [(h.note.id, h.fulltext_score) for h in memory.search("What does the turtle eat?", tenant=tenant, mode="fulltext")]
     from_neo4j, from_embedded = tmp_path / "neo4j.jsonl", tmp_path / "embedded.jsonl"
     embedded = {**cli_env, "NEO4J_URI": "", "AMEM_HOME": str(tmp_path / "home")}
     for env, args in ((cli_env, ["export", "-t", tenant, "--out", str(from_neo4j)]), (embedded, ["import", str(from_neo4j)]),
@@ -120,6 +121,9 @@ def test_export_import_moves_a_tenant_between_the_stores_exactly(two_tenants, cl
     again = tmp_path / "again.jsonl"
     runner.invoke(app, ["export", "-t", tenant, "--out", str(again)], env=cli_env, catch_exceptions=False)
     assert _canonical(again) == _canonical(from_neo4j)
+    # The tenant's BM25 statistics are not exported; the import counted them again.
+    assert found and [(h.note.id, h.fulltext_score) for h in memory.search(
+        "What does the turtle eat?", tenant=tenant, mode="fulltext")] == found
 
 
 @pytest.mark.slow
