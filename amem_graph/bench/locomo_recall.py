@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 import re
 import time
+import uuid
 from collections import Counter, defaultdict
 from collections.abc import Callable, Sequence
 from contextlib import closing
@@ -62,6 +63,12 @@ def tenant_of(prefix: str, conversation: dict[str, Any]) -> str:
     return f"{prefix}{conversation['sample_id']}"
 
 
+def turn_id(tenant: str, source: str) -> str:
+    """A turn's note id, the same in every ingest of it: ties between notes go by id, so two ingests of a set
+    rank alike only if their ids do."""
+    return str(uuid.uuid5(uuid.NAMESPACE_URL, f"amem-graph-bench:{tenant}/{source}"))
+
+
 def ingest(memory: AgenticMemory, tenant: str, notes: Sequence[NoteInput]) -> dict[str, Any]:
     """Every turn through the analysed write path (an add per note); a tenant that already holds them all
     is reused, and a partial one is completed (repeats are not written again)."""
@@ -72,7 +79,7 @@ def ingest(memory: AgenticMemory, tenant: str, notes: Sequence[NoteInput]) -> di
     for note in notes:
         memory.add(
             note.content, tenant=tenant, source=note.source, event_time=note.event_time, session=note.session,
-            speaker=note.speaker,
+            speaker=note.speaker, id=turn_id(tenant, str(note.source)),
         )
     return {"notes": len(notes), "seconds": round(time.perf_counter() - began, 2), "reused": False}
 
