@@ -24,6 +24,7 @@ def test_the_analyzer_drops_stop_words_and_possessives_and_stems() -> None:
     assert analyse("cat cat dog") == ["cat", "cat", "dog"]  # repeats count
     words = analyse("O'Neil scored 3.5 points")
     assert "o'neil" in words and "3.5" in words  # the standard tokenizer keeps them whole
+    assert [len(t) for t in analyse("x" * 600)] == [255, 255, 90]  # and cuts a token past 255 characters
 
 
 def test_lengths_are_read_back_as_lucenes_one_byte_norm() -> None:

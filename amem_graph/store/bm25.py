@@ -37,18 +37,24 @@ _LETTERS = rf"[^\W{IDEOGRAPHS}]+"
 # StandardTokenizer keeps "o'neil", "u.s", "3.5" together, and splits ideographs one by one.
 _TOKEN = re.compile(rf"[{IDEOGRAPHS}]|{_LETTERS}(?:['’.]{_LETTERS})*")
 _STEMMER = Stemmer.Stemmer("porter")
+MAX_TOKEN = 255  # StandardTokenizer's longest token
 
 
 def analyse(text: str) -> list[str]:
     """Lucene's English analyzer, closely: tokens, possessive 's dropped, lower case, stop words, Porter."""
     words = []
-    for token in _TOKEN.findall(text):
-        token = token.lower()
-        if token.endswith(("'s", "’s")):
-            token = token[:-2]
-        if token and token not in STOP_WORDS:
-            words.append(token)
+    for whole in _TOKEN.findall(text):
+        for start in range(0, len(whole), MAX_TOKEN):  # StandardTokenizer cuts a longer token into pieces
+            words += _filtered(whole[start : start + MAX_TOKEN])
     return _STEMMER.stemWords(words)
+
+
+def _filtered(token: str) -> list[str]:
+    """One token through the English analyzer's filters: possessive, lower case, stop words."""
+    token = token.lower()
+    if token.endswith(("'s", "’s")):
+        token = token[:-2]
+    return [token] if token and token not in STOP_WORDS else []
 
 
 @lru_cache(maxsize=1 << 17)

@@ -55,7 +55,8 @@ FILTERED_MIN_FETCH = 100
 EXACT_PASSAGES = 100
 # A tenant of up to this many notes is searched by an exact scan, no dearer than the shared index at this size:
 # its answer cannot depend on other tenants' vectors, as the index's can (a larger tenant's depends on them only
-# within the index's recall, which `amem-graph bench scale` measures).
+# within the index's recall, which `amem-graph bench scale` measures). A tenant once seen past it stays on the
+# index in this process: the count is not asked again.
 EXACT_NOTES = 200
 
 
@@ -80,6 +81,7 @@ class KnnState:
 
     overfetch: dict[tuple[str, str, bool], float] = field(default_factory=dict)  # (statement, tenant, filtered) → multiple
     tenant_in_index: bool = False  # the index filters by tenant itself (Neo4j 2026.01+: note/vector_search.25)
+    large: set[str] = field(default_factory=set)  # tenants seen holding more than EXACT_NOTES notes (no count asked again)
 
 
 def min_candidates(knn: KnnState) -> int:
@@ -231,10 +233,12 @@ class Neo4jNotes(Neo4jText):
     def vector_search(
         self, vector: Sequence[float], k: int, *, filters: SearchFilter = NO_FILTER, brief: bool = False
     ) -> list[tuple[Note, float]]:
-        held = self.run("note/note_count", most=EXACT_NOTES + 1)[0]["held"]
-        rows = (self.run("note/vector_search_exact", vector=list(vector), k=k, brief=brief, **filters.params())
-                if held <= EXACT_NOTES else
-                self._knn_rows("note/vector_search", "note/vector_search_exact", vector, k, filters, brief))
+        if self.tenant not in self._knn.large:
+            if self.run("note/note_count", most=EXACT_NOTES + 1)[0]["held"] <= EXACT_NOTES:
+                rows = self.run("note/vector_search_exact", vector=list(vector), k=k, brief=brief, **filters.params())
+                return [(_note(r["note"], brief), float(r["score"])) for r in rows]
+            self._knn.large.add(self.tenant)
+        rows = self._knn_rows("note/vector_search", "note/vector_search_exact", vector, k, filters, brief)
         return [(_note(r["note"], brief), float(r["score"])) for r in rows]
 
     def passage_search(

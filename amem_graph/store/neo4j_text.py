@@ -20,7 +20,7 @@ from .lucene import PAGE_FIELDS, TEXT_FIELDS
 
 # Candidates Lucene hands over per search, at least: a tenant whose matching notes are no more than this gets
 # exactly the ranking the embedded store gives.
-RESCORED = 200
+RESCORED = 50
 INDEXES = {"note_text": TEXT_FIELDS, "page_text": PAGE_FIELDS}
 _TEXTS = {"note_text": "terms/note_texts", "page_text": "terms/page_texts"}
 _COUNT_BATCH = 5_000  # Term rows per statement when a tenant is counted whole
