@@ -7,11 +7,23 @@ the next query."""
 
 from __future__ import annotations
 
+import heapq
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from ..bm25 import Document, Statistics, boosts_of, clauses, query_terms
+
+
+def best(scored: Iterable[tuple[int, float]], k: int, id_of: Callable[[int], str]) -> list[tuple[int, float]]:
+    """The k best (key, score) pairs, ties by id (as on the Neo4j store): only the pairs that reach the k-th best
+    score are sorted, not every match."""
+    found = list(scored)
+    if len(found) > k:
+        cut = heapq.nlargest(k, (score for _, score in found))[-1]
+        found = [pair for pair in found if pair[1] >= cut]
+    found.sort(key=lambda pair: (-pair[1], id_of(pair[0])))
+    return found[:k]
 
 
 class TenantText:
@@ -20,6 +32,7 @@ class TenantText:
     def __init__(self, fields: tuple[str, ...]) -> None:
         self.fields = fields
         self.postings: dict[str, dict[str, dict[int, int]]] = {f: {} for f in fields}  # field → term → key → tf
+        self.norms: dict[str, dict[int, int]] = {f: {} for f in fields}  # field → key → its length as the norm keeps it
         self.documents: dict[int, Document] = {}
         self.docs: Counter[str] = Counter()  # field → documents holding it
         self.tokens: Counter[str] = Counter()  # field → terms in it, all documents
@@ -29,6 +42,7 @@ class TenantText:
         for name, tf in document.tf.items():
             self.docs[name] += 1
             self.tokens[name] += document.lengths[name]
+            self.norms[name][key] = document.norms[name]
             postings = self.postings[name]
             for term, count in tf.items():
                 postings.setdefault(term, {})[key] = count
@@ -40,6 +54,7 @@ class TenantText:
         for name, tf in document.tf.items():
             self.docs[name] -= 1
             self.tokens[name] -= document.lengths[name]
+            del self.norms[name][key]
             postings = self.postings[name]
             for term in tf:
                 held = postings[term]
@@ -55,9 +70,9 @@ class TenantText:
         """Node key → BM25 of every document holding a query term: clause by clause, as bm25.score sums."""
         scores: dict[int, float] = {}
         for name, term, weight, fixed, per_length in clauses(terms, boosts, self.statistics(terms, boosts)):
+            norms = self.norms[name]
             for key, tf in self.postings[name][term].items():
-                norm = self.documents[key].norms[name]
-                scores[key] = scores.get(key, 0.0) + weight * tf / (tf + fixed + per_length * norm)
+                scores[key] = scores.get(key, 0.0) + weight * tf / (tf + fixed + per_length * norms[key])
         return scores
 
 

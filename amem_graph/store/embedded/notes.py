@@ -29,6 +29,7 @@ from ...models import (
 from ..base import EVERY, Counted, EvolutionRecord, NoteRevision, NoteUsage, Updated
 from ..lucene import TEXT_FIELDS, check_fields, query_words
 from ..records import evolution_from_record, link_periods, version_from_record
+from .fulltext import best
 from .graph import ConstraintViolation, Node, Rel
 
 if TYPE_CHECKING:
@@ -385,9 +386,9 @@ class EmbeddedNotes:
         if not words:
             return []
         scores = self._store.note_scores(self.tenant, words, fields)
-        found = [(key, score) for key, score in scores.items() if filters.admits(self.graph.nodes[key].props)]
-        found.sort(key=lambda pair: (-pair[1], self.graph.nodes[pair[0]].props["id"]))  # ties by id, on both stores
-        return [(self._store.to_note(self.graph.nodes[key]), float(score)) for key, score in found[:k]]
+        found = best(((key, score) for key, score in scores.items() if filters.admits(self.graph.nodes[key].props)),
+                     k, lambda key: self.graph.nodes[key].props["id"])
+        return [(self._store.to_note(self.graph.nodes[key]), float(score)) for key, score in found]
 
     def expand(
         self, candidates: Mapping[str, float], seeds: Sequence[str], *, hops: int, decay: float,

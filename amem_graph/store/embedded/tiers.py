@@ -17,6 +17,7 @@ from ...timeline import short_term_at, tier_held
 from ..base import EVERY, FactWrite, PageWrite, SegmentWrite, SessionPages
 from ..lucene import PAGE_FIELDS, check_fields, query_words
 from ..records import fact_from_record, page_from_record, segment_from_record
+from .fulltext import best
 from .graph import Node, PropertyGraph
 
 T = TypeVar("T")
@@ -166,10 +167,9 @@ class EmbeddedTiers:
         if not words:
             return []
         scores = self._store.page_scores(self.tenant, words, fields)
-        found = sorted(((key, s) for key, s in scores.items()
-                        if as_of is None or tier_held(self.graph.nodes[key].props, as_of)),
-                       key=lambda pair: (-pair[1], self.graph.nodes[pair[0]].props["id"]))  # ties by id, on both stores
-        return [(self._page(self.graph.nodes[key]), float(s)) for key, s in found[:k]]
+        found = best(((key, s) for key, s in scores.items() if as_of is None or tier_held(self.graph.nodes[key].props, as_of)),
+                     k, lambda key: self.graph.nodes[key].props["id"])
+        return [(self._page(self.graph.nodes[key]), float(s)) for key, s in found]
 
     def _nearest(self, pages: Iterable[Node], vector: Any, k: int) -> list[tuple[Page, float]]:
         """cypher/page/vector_search.cypher over `pages`."""
