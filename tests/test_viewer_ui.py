@@ -60,6 +60,7 @@ def test_the_viewer_in_a_browser(
             opened = page.goto(viewer.url)
             assert opened is not None and opened.ok
             page.wait_for_selector(READY)
+            page.wait_for_selector("#tenant:not(:empty)")  # the summary comes beside the graph, not before it
             assert page.locator("#tenant").inner_text().startswith(memory.tenant)
             assert int(page.locator("#graph").get_attribute("data-nodes") or 0) >= 5
             _shot(page, "network")
