@@ -1,8 +1,10 @@
 """The schema on a real server: idempotent, the right indexes, and a clear refusal on a model mismatch."""
 
+from collections.abc import Iterator
+
 import pytest
 
-from amem_graph import AgenticMemory, SchemaMismatch, Settings, schema
+from amem_graph import AgenticMemory, SchemaMismatch, Settings, cypher, schema
 from amem_graph.store.base import SCHEMA_VERSION
 from amem_graph.store.neo4j import Neo4jStore
 
@@ -147,3 +149,35 @@ def test_a_schema_8_database_counts_each_tenants_statistics_once_on_open(
                 assert [(h.note.id, h.score) for h in reopened.search("lighthouse keeper", mode="fulltext")] == hits
         finally:
             memory.admin.delete_tenant(other)
+
+
+# Statements that read every tenant's nodes on purpose: the administration of the database as a whole, or of one
+# tenant's export and deletion, not a call a tenant's work makes.
+WHOLE_DATABASE = {"admin/delete_tenant_batch", "admin/evolution_totals", "admin/export_nodes",
+                  "admin/export_relationships", "admin/label_counts", "admin/relationship_counts", "admin/tenants"}
+
+
+def _operators(plan: dict) -> Iterator[str]:
+    yield plan["operatorType"].split("@")[0]
+    for child in plan.get("children", []):
+        yield from _operators(child)
+
+
+def test_no_statement_of_a_tenant_scans_other_tenants_nodes(memory: AgenticMemory) -> None:
+    """A tenant's call reads its own nodes through an index: a scan of a label (every tenant's notes) would make
+    it slower as other tenants grow. The planner picks an index only where the statement lets it (a composite
+    index needs a predicate on each of its properties)."""
+    for i in range(30):
+        memory.add(f"Alice: note {i} about the lighthouse.", session=f"s{i % 3}")
+        memory.add_turn(f"turn {i}", "I see.", session_id="chat")
+    scans = {}
+    with memory._store._driver.session() as session:
+        for path in sorted(cypher.root().rglob("*.cypher")):
+            name = path.relative_to(cypher.root()).with_suffix("").as_posix()
+            if name.split("/")[0] in {"schema", "browser", "fragments"} or "." in name or name in WHOLE_DATABASE:
+                continue
+            plan = session.run("EXPLAIN " + cypher.load(name, memory._store.dialect)).consume().plan
+            found = [op for op in _operators(plan) if op in {"NodeByLabelScan", "AllNodesScan"}]
+            if found:
+                scans[name] = found
+    assert scans == {}

@@ -35,11 +35,10 @@ from ..embedding import canonical_model
 from ..errors import InvalidInput, StoreError, StoreUnavailable
 from ..log import event
 from .base import SCHEMA_VERSION, SchemaState, StoreStats, Tx
-from .bm25 import Document
 from .neo4j_attached import Neo4jAttached
 from .neo4j_entities import Neo4jEntities
 from .neo4j_notes import KnnState, Neo4jNotes, min_candidates
-from .neo4j_text import INDEXES
+from .neo4j_text import INDEXES, documents
 from .neo4j_tiers import Neo4jTiers
 from .records import note_from_record
 
@@ -148,7 +147,9 @@ class Neo4jStore:
             notes = Neo4jTx(tx, tenant, validation.now(), self._knn)
             if lock:
                 notes.run("tenant/lock")
-            return work(notes)
+            done = work(notes)
+            notes.flush_counts()
+            return done
 
         with self._translated("write"):
             return self._managed(True, attempt)
@@ -279,10 +280,10 @@ class Neo4jStore:
             text = Neo4jTx(tx, tenant, validation.now(), self._knn)
             for index, fields in INDEXES.items():
                 label = "Note" if index == "note_text" else "Page"
-                text.count_texts(index, {}, {
-                    row["props"]["id"]: Document.of(fields, [row["props"].get(f) for f in fields])
-                    for row in rows if label in row["labels"]
-                })
+                text.count_texts(index, {}, documents(index, {
+                    row["props"]["id"]: [row["props"].get(f) for f in fields] for row in rows if label in row["labels"]
+                }))
+            text.flush_counts()
             created = 0
             links = [
                 {"start": ids[r["start"]], "end": ids[r["end"]], "type": r["type"],

@@ -26,9 +26,9 @@ from ..models import (
     Supersession,
 )
 from .base import EVERY, Counted, EvolutionRecord, NoteRevision, NoteUsage, Updated
-from .bm25 import Document, boosts_of, query_terms
+from .bm25 import boosts_of, query_terms
 from .lucene import TEXT_FIELDS, lucene_query, query_words
-from .neo4j_text import RESCORED, Neo4jText, rescored
+from .neo4j_text import RESCORED, Neo4jText, documents, rescored
 from .records import (
     brief_note,
     evolution_from_record,
@@ -58,10 +58,6 @@ EXACT_PASSAGES = 100
 # within the index's recall, which `amem-graph bench scale` measures). A tenant once seen past it stays on the
 # index in this process: the count is not asked again.
 EXACT_NOTES = 200
-
-
-def _documents_of(texts: Mapping[str, Mapping[str, Any]]) -> dict[str, Document]:
-    return {i: Document.of(TEXT_FIELDS, [values.get(f) for f in TEXT_FIELDS]) for i, values in texts.items()}
 
 
 def _note(props: dict[str, Any], brief: bool) -> Note:
@@ -98,6 +94,7 @@ class Neo4jNotes(Neo4jText):
         self.now = now
         self._knn = knn  # the store's
         self._overfetch = knn.overfetch
+        self._pending = {}
 
     def run(self, name: str, *, dialect: str | None = None, **params: Any) -> list[Record]:
         # The driver encodes a datetime slowly: `now` goes only to the statements that read it.
@@ -116,9 +113,9 @@ class Neo4jNotes(Neo4jText):
         except ConstraintError as err:
             raise InvalidInput(f"a note id is already taken: {err.message}") from None
         created = {r["id"] for r in records if r["created"]}
-        self.count_texts("note_text", {}, {
-            row["id"]: Document.of(TEXT_FIELDS, [row.get(f) for f in TEXT_FIELDS]) for row in rows if row["id"] in created
-        })
+        self.count_texts("note_text", {}, documents("note_text", {
+            row["id"]: [row.get(f) for f in TEXT_FIELDS] for row in rows if row["id"] in created
+        }))
         return [(r["id"], bool(r["created"])) for r in records]
 
     def notes(
@@ -146,24 +143,24 @@ class Neo4jNotes(Neo4jText):
              "passages": None if r.passages is None else list(r.passages)}
             for r in revisions
         ]
-        changing = [r.id for r in revisions if set(r.values) & set(TEXT_FIELDS)]
-        before = self._raw_texts(changing)
         try:
-            records = self._each("note/revise", "revisions", rows, evolution_id=evolution_id)
+            records = self._each("note/revise", "revisions", rows, evolution_id=evolution_id, fields=list(TEXT_FIELDS))
         except ConstraintError:
             raise InvalidInput(
                 f"another note in tenant {self.tenant!r} already has this content from the same source"
             ) from None
-        after = {i: dict(texts) for i, texts in before.items()}
+        changing = {r.id for r in revisions if set(r.values) & set(TEXT_FIELDS)}
+        before: dict[str, list[Any]] = {}
+        for record in records:  # a note's first row holds its texts before the batch
+            if record["note_id"] in changing:
+                before.setdefault(record["note_id"], list(record["texts"]))
+        after = {i: list(texts) for i, texts in before.items()}
         for revision in revisions:  # as `SET n += values` leaves them (the last revision of a note wins)
-            if revision.id in after:
-                after[revision.id].update({f: v for f, v in revision.values.items() if f in TEXT_FIELDS})
-        self.count_texts("note_text", _documents_of(before), _documents_of(after))
+            for name, value in revision.values.items():
+                if revision.id in after and name in TEXT_FIELDS:
+                    after[revision.id][TEXT_FIELDS.index(name)] = value
+        self.count_texts("note_text", documents("note_text", before), documents("note_text", after))
         return [(r["note_id"], r["version"]) for r in records]
-
-    def _raw_texts(self, ids: Sequence[str]) -> dict[str, dict[str, Any]]:
-        rows = self._each("terms/note_texts", "ids", list(ids), fields=list(TEXT_FIELDS))
-        return {r["id"]: dict(zip(TEXT_FIELDS, r["texts"], strict=True)) for r in rows}
 
     def delete_note(self, note_id: str) -> list[str] | None:
         before = self.texts("note_text", [note_id])
@@ -174,7 +171,7 @@ class Neo4jNotes(Neo4jText):
     def erase_text(self, session: str, line: str) -> None:
         quoting = self.run("terms/quoting_notes", session=session, line=line, fields=list(TEXT_FIELDS))
         self.run("note/erase_text", session=session, line=line)
-        before = {r["id"]: Document.of(TEXT_FIELDS, r["texts"]) for r in quoting}
+        before = documents("note_text", {r["id"]: r["texts"] for r in quoting})
         self.count_texts("note_text", before, self.texts("note_text", list(before)))
 
     # -- links and evolutions ---------------------------------------------------------------------
@@ -295,6 +292,7 @@ class Neo4jNotes(Neo4jText):
         if not terms:  # nothing Lucene could match (punctuation only)
             return []
         words = query_words(query)
+        self.flush_counts()
         rows = self.run("note/fulltext_search", query=terms, fetch=max(k, RESCORED),
                         terms=sorted(set(query_terms(words))), fields=list(boosts_of(fields, TEXT_FIELDS)),
                         **filters.params())

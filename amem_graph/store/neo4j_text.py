@@ -3,7 +3,9 @@
 One Lucene index serves every tenant, and Lucene scores with statistics of the whole database. So the store keeps
 each tenant's own in the graph: a `Corpus` per tenant and index (per field, how many documents hold it and how
 many terms they hold) and a `Term` per word (per field, how many documents hold it). Every write that changes a
-note's or a page's text moves them in its own transaction, under the tenant's lock. A search asks Lucene for the
+note's or a page's text moves them in its own transaction, under the tenant's lock: the transaction gathers what
+its writes changed and counts it in one statement, at its end or before a search in it reads the statistics. A
+search asks Lucene for the
 tenant's candidates (the first `RESCORED` by Lucene's own scores), then scores them again with the tenant's
 statistics: the scores are exact; which candidates Lucene hands over, when more of the tenant's notes match than
 that, is the approximate part."""
@@ -12,6 +14,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 from neo4j import Record
 
@@ -26,8 +29,13 @@ _TEXTS = {"note_text": "terms/note_texts", "page_text": "terms/page_texts"}
 _COUNT_BATCH = 5_000  # Term rows per statement when a tenant is counted whole
 
 
+def documents(index: str, texts: Mapping[str, Sequence[Any]]) -> dict[str, Document]:
+    """Each id's document from its texts, in the order of the index's fields."""
+    return {i: Document.of(INDEXES[index], values) for i, values in texts.items()}
+
+
 def _documents(index: str, rows: Sequence[Record]) -> dict[str, Document]:
-    return {r["id"]: Document.of(INDEXES[index], r["texts"]) for r in rows}
+    return documents(index, {r["id"]: r["texts"] for r in rows})
 
 
 def rescored(
@@ -61,6 +69,7 @@ class Neo4jText:
 
     run: Callable[..., list[Record]]
     tenant: str
+    _pending: dict[str, tuple[Counter[str], Counter[str], Counter[tuple[str, str]]]]  # index → uncounted deltas
 
     def texts(self, index: str, ids: Sequence[str]) -> dict[str, Document]:
         """The documents of these notes or pages as they are now (those that exist)."""
@@ -68,16 +77,22 @@ class Neo4jText:
 
     def count_texts(self, index: str, before: Mapping[str, Document], after: Mapping[str, Document]) -> None:
         """Move the tenant's statistics from the `before` documents to the `after` ones (by id; a document
-        missing on one side is new or gone)."""
+        missing on one side is new or gone), when the transaction counts (`flush_counts`)."""
         changed = {i for i in before.keys() | after.keys() if before.get(i) != after.get(i)}
         if not changed:
             return
-        docs, tokens, df = counts_of(after[i] for i in changed if i in after)
-        gone = counts_of((before[i] for i in changed if i in before), sign=-1)
-        docs.update(gone[0])
-        tokens.update(gone[1])
-        df.update(gone[2])
-        self._count(index, docs, tokens, df)
+        pending = self._pending.setdefault(index, (Counter(), Counter(), Counter()))
+        for total, part in zip(pending, counts_of(after[i] for i in changed if i in after), strict=True):
+            total.update(part)
+        for total, part in zip(pending, counts_of((before[i] for i in changed if i in before), sign=-1), strict=True):
+            total.update(part)
+
+    def flush_counts(self) -> None:
+        """Write the statistics' changes gathered so far: before the transaction commits, and before a search in
+        it reads them."""
+        for index in sorted(self._pending):
+            self._count(index, *self._pending[index])
+        self._pending.clear()
 
     def _count(self, index: str, docs: Counter[str], tokens: Counter[str], df: Counter[tuple[str, str]]) -> None:
         fields = INDEXES[index]
@@ -106,4 +121,4 @@ class Neo4jText:
         return True
 
 
-__all__ = ["INDEXES", "RESCORED", "Neo4jText", "rescored"]
+__all__ = ["INDEXES", "RESCORED", "Neo4jText", "documents", "rescored"]

@@ -15,7 +15,7 @@ from ..models import Fact, Page, Segment
 from .base import EVERY, FactWrite, PageWrite, SegmentWrite, SessionPages
 from .bm25 import Document, boosts_of, query_terms
 from .lucene import PAGE_FIELDS, lucene_query, query_words
-from .neo4j_text import RESCORED, rescored
+from .neo4j_text import RESCORED, documents, rescored
 from .records import fact_from_record, page_from_record, segment_from_record, time_of
 
 
@@ -34,13 +34,14 @@ class Neo4jTiers:
     _each: Callable[..., list[Record]]  # a statement over rows, no round trip for none
     texts: Callable[[str, Sequence[str]], dict[str, Document]]  # neo4j_text.Neo4jText's
     count_texts: Callable[[str, Mapping[str, Document], Mapping[str, Document]], None]
+    flush_counts: Callable[[], None]
 
     # -- pages ----------------------------------------------------------------------------------
 
     def add_page(self, page: PageWrite, now: datetime) -> int:
         # The page's own text and the neighbourhood of the two before it change: the statistics move with them.
-        before = {r["id"]: Document.of(PAGE_FIELDS, r["texts"])
-                  for r in self.run("terms/last_pages", session_id=page.session_id, fields=list(PAGE_FIELDS))}
+        last = self.run("terms/last_pages", session_id=page.session_id, fields=list(PAGE_FIELDS))
+        before = documents("page_text", {r["id"]: r["texts"] for r in last})
         rows = self.run(
             "page/create", id=page.id, session_id=page.session_id, user_text=page.user_text,
             assistant_text=page.assistant_text, at=page.at, keywords=list(page.keywords), embedding=_list(page.embedding),
@@ -79,6 +80,7 @@ class Neo4jTiers:
         if text is not None:
             terms = lucene_query(text, fields, PAGE_FIELDS)
             words = query_words(text)
+            self.flush_counts()
             found = self.run(
                 "page/fulltext_search", query=terms, fetch=max(k, RESCORED), as_of=as_of, terms=sorted(set(query_terms(words))),
                 fields=list(boosts_of(fields, PAGE_FIELDS)),

@@ -2,6 +2,7 @@
 // history's messages, and what clearing the session deletes (a write that failed between the note and its
 // attachment leaves one without).
 MATCH (node:Note {tenant: $tenant, session: $session})
+WHERE node.seq IS NOT NULL
 RETURN @attached_map
 ORDER BY node.seq
 SKIP $offset LIMIT $limit

@@ -3,6 +3,7 @@
 // Its neighbourhood (the turns around it, which the page_text index reads) is the two turns before it and
 // itself; the two pages before it gain its text, so each page's grows to two turns on either side.
 OPTIONAL MATCH (last:Page {tenant: $tenant, session_id: $session_id})
+WHERE last.seq IS NOT NULL
 WITH last ORDER BY last.seq DESC LIMIT 1
 CREATE (page:Page {id: $id, tenant: $tenant, session_id: $session_id, seq: coalesce(last.seq, 0) + 1,
                    user_text: $user_text, assistant_text: $assistant_text, at: $at, created_at: $now,

@@ -1,7 +1,7 @@
 // The tenant's $k pages closest to $vector, exactly (cosine −1..1): pages are scanned per tenant rather than
 // through a shared vector index, which a tenant filter would make over-fetch. With $as_of, the pages recorded by then.
 MATCH (page:Page {tenant: $tenant})
-WHERE $as_of IS NULL OR page.created_at <= $as_of
+WHERE page.created_at IS NOT NULL AND ($as_of IS NULL OR page.created_at <= $as_of)
 WITH page, 2 * vector.similarity.cosine(page.embedding, $vector) - 1 AS score
 ORDER BY score DESC
 LIMIT $k

@@ -1,7 +1,7 @@
 // The persona facts a context may use (of $kinds, or all), with the pages and segments they came from;
 // given $vector, ranked by cosine to it (−1..1) and cut to $limit.
 MATCH (f:Fact {tenant: $tenant})
-WHERE @fact_scope AND ($kinds IS NULL OR f.kind IN $kinds)
+WHERE f.kind IS NOT NULL AND @fact_scope AND ($kinds IS NULL OR f.kind IN $kinds)
 OPTIONAL MATCH (f)-[:DERIVED_FROM]->(source)
 WITH f, collect(DISTINCT CASE WHEN source:Page THEN source.id END) AS pages,
      collect(DISTINCT CASE WHEN source:Segment THEN source.id END) AS segments,
