@@ -120,7 +120,8 @@ def test_a_schema_8_database_counts_each_tenants_statistics_once_on_open(
                 mem.add(f"Alice: the {words} retired early.", session="s1")
                 mem.add(f"Bob: my sister caught three {words} stories.", session="s1")
                 mem.add_many([f"Carol: the {words} again, and again {words}."])
-                mem.add_turn(f"tell me about the {words}", "it retired", session_id="chat")
+                for turn in ("tell me about the", "and again the", "once more the"):  # each joins the last two's text
+                    mem.add_turn(f"{turn} {words}", "it retired", session_id="chat")
             expected = {t: _statistics(memory, t) for t in (memory.tenant, other)}
             hits = [(h.note.id, h.score) for h in memory.search("lighthouse keeper", mode="fulltext")]
             assert all(expected.values()) and hits

@@ -170,7 +170,8 @@ def _measure(memory: AgenticMemory, names: list[str], notes: np.ndarray, owner: 
 
 def _keywords(memory: AgenticMemory, names: list[str], turns: list[str], k: int, seed: int) -> dict[str, Any]:
     """Keyword search (BM25 alone, no expansion) per query a tenant in turn: p50/p95, and each query's top k by
-    source, to compare the stores' rankings (the embedded store's is exact for the tenant)."""
+    source with their scores, to compare the stores' rankings (the embedded store's is exact for the tenant; notes
+    of one text tie, and ties go by note id, which differs between runs)."""
     rng = np.random.default_rng(seed + 2)
     timings, tops = [], []
     for j in range(100):
@@ -179,7 +180,7 @@ def _keywords(memory: AgenticMemory, names: list[str], turns: list[str], k: int,
         began = time.perf_counter()
         hits = memory.search(query, k=k, tenant=names[j % len(names)], mode="fulltext", hops=0)
         timings.append((time.perf_counter() - began) * 1000)
-        tops.append([query, [str(hit.note.source) for hit in hits]])
+        tops.append([query, [str(hit.note.source) for hit in hits], [round(hit.score, 6) for hit in hits]])
     return {"fulltext_ms": percentiles(timings), "fulltext_top": tops}
 
 

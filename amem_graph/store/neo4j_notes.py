@@ -163,7 +163,7 @@ class Neo4jNotes(Neo4jText):
         return [(r["note_id"], r["version"]) for r in records]
 
     def delete_note(self, note_id: str) -> list[str] | None:
-        before = self.texts("note_text", [note_id])
+        before = self.note_texts([note_id])
         rows = self.run("note/delete", id=note_id)
         self.count_texts("note_text", before, {})
         return list(rows[0]["restored"]) if rows else None
@@ -172,7 +172,7 @@ class Neo4jNotes(Neo4jText):
         quoting = self.run("terms/quoting_notes", session=session, line=line, fields=list(TEXT_FIELDS))
         self.run("note/erase_text", session=session, line=line)
         before = documents("note_text", {r["id"]: r["texts"] for r in quoting})
-        self.count_texts("note_text", before, self.texts("note_text", list(before)))
+        self.count_texts("note_text", before, self.note_texts(list(before)))
 
     # -- links and evolutions ---------------------------------------------------------------------
 
@@ -231,9 +231,10 @@ class Neo4jNotes(Neo4jText):
         self, vector: Sequence[float], k: int, *, filters: SearchFilter = NO_FILTER, brief: bool = False
     ) -> list[tuple[Note, float]]:
         if self.tenant not in self._knn.large:
-            if self.run("note/note_count", most=EXACT_NOTES + 1)[0]["held"] <= EXACT_NOTES:
-                rows = self.run("note/vector_search_exact", vector=list(vector), k=k, brief=brief, **filters.params())
-                return [(_note(r["note"], brief), float(r["score"])) for r in rows]
+            small = self.run("note/vector_search_small", most=EXACT_NOTES, vector=list(vector), k=k, brief=brief,
+                             **filters.params())[0]
+            if small["held"] <= EXACT_NOTES:
+                return [(_note(hit["note"], brief), float(hit["score"])) for hit in small["hits"]]
             self._knn.large.add(self.tenant)
         rows = self._knn_rows("note/vector_search", "note/vector_search_exact", vector, k, filters, brief)
         return [(_note(r["note"], brief), float(r["score"])) for r in rows]
@@ -295,12 +296,9 @@ class Neo4jNotes(Neo4jText):
         self.flush_counts()
         rows = self.run("note/fulltext_search", query=terms, fetch=max(k, RESCORED),
                         terms=sorted(set(query_terms(words))), fields=list(boosts_of(fields, TEXT_FIELDS)),
-                        **filters.params())
-        best = rescored(rows, words, fields, "note_text", k, lambda r: r["note"]["id"])
-        if brief:
-            return [(brief_note(r["note"]), found) for r, found in best]
-        whole = {note.id: note for note in self.notes(ids=[r["note"]["id"] for r, _ in best])}
-        return [(whole[r["note"]["id"]], found) for r, found in best]
+                        brief=brief, **filters.params())
+        return [(_note(r["note"], brief), found)
+                for r, found in rescored(rows, words, fields, "note_text", k, lambda r: r["note"]["id"])]
 
     def expand(
         self, candidates: Mapping[str, float], seeds: Sequence[str], *, hops: int, decay: float,

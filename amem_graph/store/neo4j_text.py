@@ -25,7 +25,6 @@ from .lucene import PAGE_FIELDS, TEXT_FIELDS
 # exactly the ranking the embedded store gives.
 RESCORED = 50
 INDEXES = {"note_text": TEXT_FIELDS, "page_text": PAGE_FIELDS}
-_TEXTS = {"note_text": "terms/note_texts", "page_text": "terms/page_texts"}
 _COUNT_BATCH = 5_000  # Term rows per statement when a tenant is counted whole
 
 
@@ -71,9 +70,9 @@ class Neo4jText:
     tenant: str
     _pending: dict[str, tuple[Counter[str], Counter[str], Counter[tuple[str, str]]]]  # index → uncounted deltas
 
-    def texts(self, index: str, ids: Sequence[str]) -> dict[str, Document]:
-        """The documents of these notes or pages as they are now (those that exist)."""
-        return _documents(index, self.run(_TEXTS[index], ids=list(ids), fields=list(INDEXES[index]))) if ids else {}
+    def note_texts(self, ids: Sequence[str]) -> dict[str, Document]:
+        """The documents of these notes as they are now (those that exist)."""
+        return _documents("note_text", self.run("terms/note_texts", ids=list(ids), fields=list(TEXT_FIELDS))) if ids else {}
 
     def count_texts(self, index: str, before: Mapping[str, Document], after: Mapping[str, Document]) -> None:
         """Move the tenant's statistics from the `before` documents to the `after` ones (by id; a document

@@ -32,24 +32,24 @@ class Neo4jTiers:
 
     run: Callable[..., list[Record]]
     _each: Callable[..., list[Record]]  # a statement over rows, no round trip for none
-    texts: Callable[[str, Sequence[str]], dict[str, Document]]  # neo4j_text.Neo4jText's
-    count_texts: Callable[[str, Mapping[str, Document], Mapping[str, Document]], None]
+    count_texts: Callable[[str, Mapping[str, Document], Mapping[str, Document]], None]  # neo4j_text.Neo4jText's
     flush_counts: Callable[[], None]
 
     # -- pages ----------------------------------------------------------------------------------
 
     def add_page(self, page: PageWrite, now: datetime) -> int:
-        # The page's own text and the neighbourhood of the two before it change: the statistics move with them.
-        last = self.run("terms/last_pages", session_id=page.session_id, fields=list(PAGE_FIELDS))
-        before = documents("page_text", {r["id"]: r["texts"] for r in last})
-        rows = self.run(
+        row = self.run(
             "page/create", id=page.id, session_id=page.session_id, user_text=page.user_text,
             assistant_text=page.assistant_text, at=page.at, keywords=list(page.keywords), embedding=_list(page.embedding),
             chain_id=page.chain_id, chain_summary=page.chain_summary, chain_keywords=list(page.chain_keywords),
             analysis=page.analysis, model=page.model, now=now, neighbourhood=page.neighbourhood, turn=page.turn,
-        )
-        self.count_texts("page_text", before, self.texts("page_text", [*before, page.id]))
-        return int(rows[0]["seq"])
+            fields=list(PAGE_FIELDS),
+        )[0]
+        # The page's own text and the neighbourhood of the two before it change: the statistics move with them.
+        before = documents("page_text", {c["id"]: c["was"] for c in row["changed"]})
+        after = documents("page_text", {page.id: row["texts"], **{c["id"]: c["now"] for c in row["changed"]}})
+        self.count_texts("page_text", before, after)
+        return int(row["seq"])
 
     def pages(
         self, *, session: str | None = None, stm: bool = False, segment: str | None = None, unpromoted: bool = False,

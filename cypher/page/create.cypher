@@ -18,6 +18,10 @@ WITH page
 CALL db.create.setNodeVectorProperty(page, 'embedding', $embedding)
 WITH page
 OPTIONAL MATCH (before:Page)-[:NEXT*1..2]->(page)
+WITH page, before, [field IN $fields | before[field]] AS was
 FOREACH (b IN CASE WHEN before IS NULL THEN [] ELSE [before] END |
   SET b.neighbourhood = coalesce(b.neighbourhood + '\n', '') + $turn)
-RETURN DISTINCT page.seq AS seq
+// The text fields ($fields) the page_text index reads, of the new page and of the pages whose text changed,
+// before and after: the tenant's BM25 statistics move by them (store/neo4j_text.py).
+WITH page, collect(CASE WHEN before IS NOT NULL THEN {id: before.id, was: was, now: [field IN $fields | before[field]]} END) AS changed
+RETURN page.seq AS seq, [field IN $fields | page[field]] AS texts, changed
