@@ -103,9 +103,18 @@ class Document:
     def of(cls, fields: Sequence[str], values: Sequence[Any]) -> Document:
         tf, norms, lengths = {}, {}, {}
         for name, value in zip(fields, values, strict=True):
-            if terms := field_terms(value):
-                tf[name], lengths[name], norms[name] = Counter(terms), len(terms), norm_length(len(terms))
+            if counted := _counted(tuple(value) if isinstance(value, list) else value):
+                tf[name], lengths[name] = counted
+                norms[name] = norm_length(counted[1])
         return cls(tf, norms, lengths)
+
+
+@lru_cache(maxsize=1 << 15)
+def _counted(value: Any) -> tuple[Counter[str], int] | None:
+    # Search rescores the same notes again and again: one field value's counts are made once, and shared by the
+    # documents that hold that value (read, never changed).
+    terms = field_terms(value)
+    return (Counter(terms), len(terms)) if terms else None
 
 
 @dataclass(frozen=True)

@@ -4,11 +4,10 @@ One Lucene index serves every tenant, and Lucene scores with statistics of the w
 each tenant's own in the graph: a `Corpus` per tenant and index (per field, how many documents hold it and how
 many terms they hold) and a `Term` per word (per field, how many documents hold it). Every write that changes a
 note's or a page's text moves them in its own transaction, under the tenant's lock: the transaction gathers what
-its writes changed and counts it in one statement, at its end or before a search in it reads the statistics. A
-search asks Lucene for the
-tenant's candidates (the first `RESCORED` by Lucene's own scores), then scores them again with the tenant's
-statistics: the scores are exact; which candidates Lucene hands over, when more of the tenant's notes match than
-that, is the approximate part."""
+its writes changed and counts it in one statement, at its end or before a search in it reads the statistics.
+A search asks Lucene for the tenant's candidates (the first `RESCORED` by Lucene's own scores), then scores them
+again with the tenant's statistics: the scores are exact; which candidates Lucene hands over, when more of the
+tenant's notes match than that, is the approximate part."""
 
 from __future__ import annotations
 
