@@ -160,9 +160,13 @@ def apply_evolution(
     stale = [r.id for r in write.revisions if current.get(r.id) != r.expected_version]
     if stale and (not allow_stale or (row is None and write.trigger_id in stale)):
         raise EvolutionConflict(stale)
-    revised = tx.revise([r.stored(dimension) for r in write.revisions if r.id not in stale], write.id)
-    made = tx.link([link for link in write.links if link.target_id in current], write.id)
-    known = current.keys() | {write.trigger_id}
+    # An archived note stays as it was archived until it is restored: an evolution planned before a retention run
+    # archived a neighbour neither revises it, links to it nor supersedes it (the lock orders the two writes).
+    archived = {n.id for n in read if n.archived_at is not None and n.id != write.trigger_id}
+    revised = tx.revise([r.stored(dimension) for r in write.revisions if r.id not in stale and r.id not in archived],
+                        write.id)
+    made = tx.link([link for link in write.links if link.target_id in current.keys() - archived], write.id)
+    known = (current.keys() - archived) | {write.trigger_id}
     tx.supersede([c for c in write.contradictions if {c[0], c[1]} <= known], write.id)
     linked = {write.trigger_id} | {link.target_id for link in made} if made else set()
     dropped = _over_budget([_with_links(n, made) for n in read if n.id in linked], link_budget)
@@ -170,7 +174,7 @@ def apply_evolution(
     seen = (write.note.event_time if write.note else None) or validation.now()
     tx.mention(mention_rows(write.trigger_id, write.mentions, seen))
     decision = {
-        **write.decision, "skipped_stale": stale,
+        **write.decision, "skipped_stale": stale, "skipped_archived": sorted(archived),
         "link_budget_invalidated": [{"source_id": d.source_id, "target_id": d.target_id, "type": d.type} for d in dropped],
     }
     tx.record_evolution(EvolutionRecord(

@@ -93,6 +93,47 @@ def test_one_llm_call_per_added_note(llm: ScriptedLLM, llm_memory: AgenticMemory
     assert usage["calls"] == 3 and usage["prompt_tokens"] > 0 and usage["completion_tokens"] > 0
 
 
+def test_a_neighbour_archived_while_an_add_is_analysed_stays_as_it_was_archived(
+    llm: ScriptedLLM, llm_memory: AgenticMemory
+) -> None:
+    """Retention and adds race: two adds are planned on A (one links and revises it, one supersedes it), a
+    retention run archives A, then the adds write. The lock orders the writes; the archived A is left as it was
+    archived (no new link, version or supersession) and each add's own note is whole. Restored, A is as it was."""
+    mem = llm_memory
+    llm.script(analysis())
+    a = mem.add("Gina works at Door Dash.", event_time="2023-01-01T00:00:00Z")
+    plans = []
+    for content, answer in (
+        ("Gina likes her work at Door Dash.", analysis(
+            links=[{"target_id": "c1", "type": "RELATES_TO", "reason": "her job", "confidence": 0.9}],
+            updates=[{"id": "c1", "context": "Gina works at Door Dash and likes it.", "add_tags": ["work"], "remove_tags": [], "reason": "she likes the work"}])),
+        ("Gina lost her job at Door Dash.", analysis(
+            links=[{"target_id": "c1", "type": "CONTRADICTS", "reason": "Gina lost that job at Door Dash", "confidence": 0.95}])),
+    ):
+        llm.script(answer)
+        note = validation.note_input(NoteInput(content=content, event_time="2023-03-01T00:00:00Z"), 20_000)
+        hits = mem._evolver._candidates(mem.tenant, note.content, mem.embedder.embed_one(note.content))
+        plans.append((note, mem._evolver._plan(note, mem.analyser.analyse(note, hits), hits)))
+    assert [r.id for r in plans[0][1].revisions] == [a.id], plans[0][1].decision
+    assert [(link.target_id, link.type) for _, write in plans for link in write.links] == [
+        (a.id, "RELATES_TO"), (a.id, "CONTRADICTS")]
+    assert [old for old, _, _ in plans[1][1].contradictions] == [a.id]
+    before = mem.get(a.id)
+    assert mem.retention.archive([a.id]) == [a.id]
+    for note, write in plans:
+        outcome = mem._evolver._apply(mem.tenant, write, allow_stale=False)
+        assert outcome.created and outcome.revised == () and outcome.decision["skipped_archived"] == [a.id]
+        assert mem.get(outcome.note_id).content == note.content and mem.get(outcome.note_id).links == ()
+    archived = mem.get(a.id)
+    assert archived.archived_at is not None and archived.invalid_at is None
+    assert (archived.version, archived.context, archived.tags, archived.links) == (before.version, before.context,
+                                                                                  before.tags, before.links)
+    assert mem.history(a.id).superseded_by == ()
+    assert mem.retention.restore([a.id]) == [a.id]
+    assert (mem.get(a.id).version, mem.get(a.id).links) == (before.version, before.links)
+    graph_is_sound(mem)
+
+
 def test_contradiction_supersedes_the_older_fact(llm: ScriptedLLM, llm_memory: AgenticMemory) -> None:
     mem = llm_memory
     llm.script(analysis())
