@@ -26,6 +26,8 @@ RULES = {
     "links": "links join notes, with a confidence from 0 to 1",
     "mentions": "an entity's mention count is the number of notes that mention it",
     "passages": "a passage belongs to one note, spans part of its content, and has a vector of the index's dimension",
+    "archives": "a note is archived exactly when its archive periods are open: an odd number of bounds, the last its "
+                "archived_at",
 }
 MAX_SHOWN = 20  # violations listed per rule; the count is always whole
 
@@ -78,6 +80,7 @@ def check(tenant: str, dimension: int | None, records: Iterable[Mapping[str, Any
             report.add("vocabulary", f"relationship {rel['type']!r} from {rel['start']}")
     report.notes = len(by_label["Note"])
     _identity(report, by_label["Note"])
+    _archives(report, by_label["Note"])
     _embeddings(report, by_label["Note"], dimension)
     _versions(report, nodes, kept)
     _evolutions(report, nodes, kept)
@@ -118,6 +121,14 @@ def _ends(report: TenantCheck, nodes: Mapping[str, Any], rels: list[Mapping[str,
         else:
             kept.append(rel)
     return kept
+
+
+def _archives(report: TenantCheck, notes: list[Mapping[str, Any]]) -> None:
+    for note in notes:
+        bounds = note.get("archived_periods") or []
+        archived = note.get("archived_at")
+        if (archived is not None) != (len(bounds) % 2 == 1) or (archived is not None and bounds[-1] != archived):
+            report.add("archives", f"note {note.get('id')!r} has archived_at {archived!r} and archive periods {bounds!r}")
 
 
 def _identity(report: TenantCheck, notes: list[Mapping[str, Any]]) -> None:

@@ -18,13 +18,16 @@ Records = tuple[list[dict[str, Any]], list[dict[str, Any]]]
 
 
 def fill(memory: AgenticMemory) -> None:
-    """Notes that link and evolve, a session chain, an update (a version), a deletion, tier pages."""
+    """Notes that link and evolve, a session chain, an update (a version), a deletion, an archived note and a
+    restored one, tier pages."""
     turns = ["Caroline: I went to the pottery class on Friday.", "Melanie: Did you make a bowl at the class?",
              "Caroline: Yes, a blue pottery bowl for my mum.", "Melanie: Your mum will love the bowl."]
     ids = [memory.add(t, session="s1").id for t in turns]
     memory.add("Caroline gave her mum a blue bowl she made in pottery class.")
     memory.update(ids[1], tags=["question"], reason="tagged")
     memory.delete(ids[2])
+    memory.retention.archive([ids[0], ids[3]])
+    memory.retention.restore([ids[3]])
     for i in range(3):
         memory.add_turn(f"I walked the dog in the park, day {i}.", "Sounds lovely.", session_id="chat")
 
@@ -70,9 +73,14 @@ def _stretch_confidence(nodes: list[dict[str, Any]], rels: list[dict[str, Any]])
     link["props"]["confidence"] = 1.5
 
 
+def _reopen_archive(nodes: list[dict[str, Any]], rels: list[dict[str, Any]]) -> None:
+    restored = next(n for n in _labelled(nodes, "Note") if len(n["props"].get("archived_periods") or []) == 2)
+    restored["props"]["archived_periods"] = restored["props"]["archived_periods"][:1]  # archived, by its periods
+
+
 @pytest.mark.parametrize(("damage", "rule"), [
     (_drop_version, "versions"), (_break_chain, "chains"), (_miscount_entity, "mentions"),
-    (_unrevise, "evolutions"), (_stretch_confidence, "links"),
+    (_unrevise, "evolutions"), (_stretch_confidence, "links"), (_reopen_archive, "archives"),
 ])
 def test_each_rule_finds_its_damage(memory: AgenticMemory, damage: Callable[[list, list], None], rule: str) -> None:
     fill(memory)
