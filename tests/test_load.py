@@ -21,6 +21,16 @@ def test_concurrent_writers_and_readers_lose_nothing(memory: AgenticMemory) -> N
     assert result["held"]["notes"] >= result["acknowledged"]["notes"]
 
 
+@pytest.mark.slow
+def test_retention_and_restores_beside_writers_and_readers_lose_nothing(memory: AgenticMemory) -> None:
+    result = load.run(memory, writers=3, readers=2, tenants=2, seconds=10, max_ops=12, maintenance=True)
+    assert result["errors"] == {} and result["sound"], result
+    assert result["lost"] == 0 and result["wrong_content"] == 0 and result["invariant_violations"] == {}
+    done = result["maintenance"]
+    assert done["retention_runs"] >= 1 and done["archived"] >= 1, done
+    assert result["held"]["notes"] >= result["acknowledged"]["notes"] >= result["archived_at_end"]
+
+
 def test_the_verification_finds_a_missing_write(memory: AgenticMemory) -> None:
     note = memory.add("Alice keeps bees on the roof.")
     ledger = load._Ledger()

@@ -2,8 +2,10 @@
 lost, duplicated or left unsound: every acknowledged write is read back, and `check` passes on every tenant.
 
 Writers add analysed notes (which evolve their neighbours), dialogue turns and updates of their own notes;
-readers search, read tier context and read back notes other threads acknowledged. Threads of one process
-share one engine, as a service does (the embedded store serves one process)."""
+readers search, read tier context and read back notes other threads acknowledged. With maintenance, two more
+threads run beside them: retention runs that archive the coldest notes of a tenant (a policy keeping `KEEP` of
+them), and restores of notes archived. Threads of one process share one engine, as a service does (the
+embedded store serves one process)."""
 
 from __future__ import annotations
 
@@ -22,10 +24,14 @@ import numpy as np
 from ..api import AgenticMemory
 from ..errors import EvolutionConflict
 from ..invariants import check
+from ..models import RetentionPolicy
 from .texts import sentences
 
 IDLE_ROUNDS = 50  # of each operation, one thread, before the load: the idle latencies beside the loaded ones
 HOT_SHARE = 0.5  # of operations that go to the first tenant
+KEEP = 0.8  # with maintenance: a retention run keeps this share of the tenant's acknowledged notes searchable
+RESTORED = 5  # with maintenance: notes a restore brings back at most
+PAUSE_S = 0.5  # with maintenance: between one maintenance thread's runs
 
 
 @dataclass
@@ -35,6 +41,8 @@ class _Ledger:
     notes: dict[str, tuple[str, str]] = field(default_factory=dict)  # note id → (tenant, content)
     pages: dict[str, str] = field(default_factory=dict)  # page id → tenant
     updates: Counter[str] = field(default_factory=Counter)  # note id → acknowledged updates
+    archived: dict[str, str] = field(default_factory=dict)  # note id → tenant: archived by a retention run, not restored
+    maintenance: Counter[str] = field(default_factory=Counter)  # runs and the notes they archived or restored
     latency: dict[str, list[float]] = field(default_factory=lambda: defaultdict(list))
     errors: Counter[str] = field(default_factory=Counter)  # "operation: ErrorType" → count
     conflicts: int = 0
@@ -75,7 +83,7 @@ class _Events(logging.Handler):
 
 
 def run(memory: AgenticMemory, *, writers: int, readers: int, tenants: int, seconds: float, max_ops: int,
-        seed: int = 7, keep: bool = False) -> dict[str, Any]:
+        seed: int = 7, keep: bool = False, maintenance: bool = False) -> dict[str, Any]:
     run_id = uuid.uuid4().hex[:8]
     names = [f"load-{run_id}-{i}" for i in range(tenants)]
     texts = iter(sentences(max_ops * (writers + 1) + 4 * IDLE_ROUNDS, seed))
@@ -106,7 +114,10 @@ def run(memory: AgenticMemory, *, writers: int, readers: int, tenants: int, seco
             threading.Thread(target=_reader, args=(memory, ledger, seed + 200 + r, names, deadline, max_ops),
                              name=f"load-reader-{r}")
             for r in range(readers)
-        ]
+        ] + ([
+            threading.Thread(target=_retention, args=(memory, ledger, seed + 300, names, deadline), name="load-retention"),
+            threading.Thread(target=_restorer, args=(memory, ledger, seed + 301, names, deadline), name="load-restore"),
+        ] if maintenance else [])
         began = time.monotonic()
         for thread in threads:
             thread.start()
@@ -133,6 +144,7 @@ def run(memory: AgenticMemory, *, writers: int, readers: int, tenants: int, seco
         "idle_latency_ms": {op: _percentiles(v) for op, v in sorted(idle.latency.items())},
         "errors": dict(ledger.errors + idle.errors),
         "update_conflicts": ledger.conflicts,
+        "maintenance": dict(sorted(ledger.maintenance.items())) if maintenance else None,
         "retries": dict(events.counts),
         **verdict,
         "tenants_kept": names if keep else None,
@@ -216,6 +228,42 @@ def _reader(memory: AgenticMemory, ledger: _Ledger, seed: int, names: list[str],
         _read(memory, ledger, rng, names)
 
 
+def _retention(memory: AgenticMemory, ledger: _Ledger, seed: int, names: list[str], deadline: float) -> None:
+    """Retention runs, a tenant at a time, each archiving the coldest notes past `KEEP` of those acknowledged."""
+    rng = random.Random(seed)
+    while time.monotonic() < deadline:
+        tenant = _tenant(rng, names)
+        with ledger.lock:
+            acknowledged = sum(1 for owner, _ in ledger.notes.values() if owner == tenant)
+        if acknowledged >= 10:
+            policy = RetentionPolicy(max_notes=int(acknowledged * KEEP))
+            archived = ledger.timed("retention_run", lambda: memory.retention.run(policy, tenant=tenant))
+            if archived is not None:
+                with ledger.lock:
+                    ledger.maintenance["retention_runs"] += 1
+                    ledger.maintenance["archived"] += len(archived)
+                    ledger.archived.update({a.note_id: tenant for a in archived})
+        time.sleep(PAUSE_S)
+
+
+def _restorer(memory: AgenticMemory, ledger: _Ledger, seed: int, names: list[str], deadline: float) -> None:
+    """Restores of notes the retention runs archived, a few at a time."""
+    rng = random.Random(seed)
+    while time.monotonic() < deadline:
+        tenant = _tenant(rng, names)
+        with ledger.lock:
+            chosen = [i for i, owner in ledger.archived.items() if owner == tenant][:RESTORED]
+            for note_id in chosen:
+                del ledger.archived[note_id]
+        if chosen:
+            restored = ledger.timed("restore", lambda: memory.retention.restore(chosen, tenant=tenant))
+            if restored is not None:
+                with ledger.lock:
+                    ledger.maintenance["restores"] += 1
+                    ledger.maintenance["restored"] += len(restored)
+        time.sleep(PAUSE_S)
+
+
 def _verify(memory: AgenticMemory, names: list[str], ledgers: list[_Ledger]) -> dict[str, Any]:
     """Every acknowledged note and page is there (notes with their content and at least their updates'
     versions), no note is there twice, and every tenant passes `check`."""
@@ -229,7 +277,7 @@ def _verify(memory: AgenticMemory, names: list[str], ledgers: list[_Ledger]) -> 
     lost: list[str] = []
     wrong_content = under_versioned = duplicated = 0
     violations: dict[str, dict[str, int]] = {}
-    held_notes = held_pages = 0
+    held_notes = held_pages = archived_at_end = 0
     for name in names:
         header, records = memory.admin.export(name)
         records = list(records)
@@ -239,6 +287,7 @@ def _verify(memory: AgenticMemory, names: list[str], ledgers: list[_Ledger]) -> 
         stored = {r["props"].get("id"): r["props"] for r in records if r["kind"] == "node" and "Note" in r["labels"]}
         stored_pages = {r["props"].get("id") for r in records if r["kind"] == "node" and "Page" in r["labels"]}
         held_notes += len(stored)
+        archived_at_end += sum(1 for props in stored.values() if props.get("archived_at") is not None)
         held_pages += len(stored_pages)
         contents = Counter(props.get("content") for props in stored.values())
         duplicated += sum(n - 1 for n in contents.values() if n > 1)
@@ -255,7 +304,7 @@ def _verify(memory: AgenticMemory, names: list[str], ledgers: list[_Ledger]) -> 
         lost += [page_id for page_id, tenant in pages.items() if tenant == name and page_id not in stored_pages]
     return {
         "acknowledged": {"notes": len(notes), "pages": len(pages), "updates": sum(updates.values())},
-        "held": {"notes": held_notes, "pages": held_pages},
+        "held": {"notes": held_notes, "pages": held_pages}, "archived_at_end": archived_at_end,
         "lost": len(lost), "lost_ids": lost[:20], "duplicated": duplicated, "wrong_content": wrong_content,
         "under_versioned": under_versioned,
         "mismatched_reads": sum(ledger.mismatched_reads for ledger in ledgers),

@@ -114,14 +114,17 @@ def load(
     seconds: Annotated[float, typer.Option(min=1, max=86_400, help="How long the threads run")] = 60,
     max_ops: Annotated[int, typer.Option("--max-ops", min=1, help="Operations per thread at most")] = 10_000,
     keep: Annotated[bool, typer.Option(help="Keep the benchmark tenants instead of deleting them")] = False,
+    maintenance: Annotated[bool, typer.Option(
+        help="Also run retention (archiving the coldest notes) and restores of archived notes beside them")] = False,
     json_out: JsonOutOption = None,
     store: StoreOption = None,
 ) -> None:
     """Writers and readers at once, then proof: every acknowledged write read back, nothing duplicated, `check`
-    sound on every tenant; throughput, p50/p95/p99 under load beside idle ones, retries and conflicts. Exits 10
-    when something was lost or broken."""
+    sound on every tenant; throughput, p50/p95/p99 under load beside idle ones, retries and conflicts; with
+    maintenance, how many notes were archived and restored. Exits 10 when something was lost or broken."""
     result = _on_stores(store, lambda mem: load_bench.run(
         mem, writers=writers, readers=readers, tenants=tenants, seconds=seconds, max_ops=max_ops, keep=keep,
+        maintenance=maintenance,
     ))
     print_json(result, also_to=json_out)
     runs = result["stores"].values() if "stores" in result else [result]
