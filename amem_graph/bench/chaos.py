@@ -2,8 +2,8 @@
 and nothing partial was left.
 
 A child process writes a fixed plan (bulk batches, analysed adds that evolve their neighbours, dialogue turns
-that promote segments, and on the embedded store, closes that write a snapshot), printing each step once it
-returned. At a random moment the parent kills the embedded store's process, or the Neo4j server (then the
+that promote segments, retention runs that archive half the notes a few per transaction, restores of archived
+notes, and on the embedded store, closes that write a snapshot), printing each step once it returned. At a random moment the parent kills the embedded store's process, or the Neo4j server (then the
 child); restarts what it killed; and checks: the store opens, every acknowledged note and page is there, each
 bulk batch is whole or absent, and `check` passes. After the last kill the plan runs once more to the end: it
 must complete with every planned note exactly once. With `llm_faults` the child analyses through a scripted
@@ -31,7 +31,7 @@ from typing import Any
 from ..api import AgenticMemory
 from ..errors import AmemError
 from ..invariants import check
-from ..models import NoteInput
+from ..models import NoteInput, RetentionPolicy
 from ..server import free_port, private_server
 from ..settings import Settings
 from .scripted_llm import Flaky, ScriptedLLM
@@ -43,11 +43,20 @@ CHILD_ENV = {"AMEM_STM_CAPACITY": "2", "AMEM_PROMOTE_HEAT": "1", "AMEM_LLM_BASE_
 LLM_TIMEOUT_S = 0.5  # with --llm-faults: the child's timeout, which one request in ten hangs past
 
 
+MAINTENANCE = ("retain", "restore")  # the plan's maintenance steps: a retention run, a restore
+RETAIN_BATCH = 5  # notes a retention run archives per transaction in the plan: a kill can land between two
+RESTORED = 20  # notes a restore step brings back at most
+
+
+def kinds(store: str) -> list[str]:
+    """One cycle of the plan: the steps repeat in this order."""
+    return ["bulk", "bulk", "add", "add", "add", "turn", "turn", "turn", "retain", "restore",
+            *(["snapshot"] if store == "embedded" else [])]
+
+
 def step_kind(step: int, store: str) -> str:
-    kinds = ["bulk", "bulk", "add", "add", "add", "turn", "turn", "turn"]
-    if store == "embedded":
-        kinds.append("snapshot")
-    return kinds[step % len(kinds)]
+    cycle = kinds(store)
+    return cycle[step % len(cycle)]
 
 
 def planned_sources(step: int, store: str) -> list[str]:
@@ -78,6 +87,13 @@ def child(tenant: str, first: int, last: int) -> None:
                 done = {"notes": [memory.add(texts[0], source=f"chaos:{step}", session="chaos").id]}
             elif kind == "turn":
                 done = {"pages": [memory.add_turn(texts[0], texts[1], session_id=f"chaos-{step % 3}").id]}
+            elif kind == "retain":  # keep half the notes searchable: the coldest others archived, a batch at a time
+                kept = max(1, memory.stats(tenant=tenant).labels.get("Note", 0) // 2)
+                archived = memory.retention.run(RetentionPolicy(max_notes=kept), batch=RETAIN_BATCH)
+                done = {"archived": [a.note_id for a in archived]}
+            elif kind == "restore":
+                held = memory.list(limit=1_000, include_archived=True)
+                done = {"restored": memory.retention.restore([n.id for n in held if n.archived_at][:RESTORED])}
             else:  # closing writes a snapshot of the whole graph; the next step opens it again
                 memory.close()
                 memory = AgenticMemory(settings, tenant=tenant)
@@ -150,6 +166,7 @@ def run(settings: Settings, store: str, *, kills: int, steps_per_child: int = 60
     acked_pages: set[str] = set()
     rounds: list[dict[str, Any]] = []
     next_step = 0
+    archived = restored = 0  # notes the acknowledged maintenance steps archived and restored
     llm = Flaky(LLM_TIMEOUT_S, seed=seed) if llm_faults else None
     with _target(settings, store, workdir, llm) as (env, server):
         for _ in range(kills):
@@ -169,18 +186,26 @@ def run(settings: Settings, store: str, *, kills: int, steps_per_child: int = 60
             for record in done:
                 acked_notes.update({i: record["step"] for i in record.get("notes", [])})
                 acked_pages.update(record.get("pages", []))
+                archived += len(record.get("archived", []))
+                restored += len(record.get("restored", []))
             last = max((r["step"] for r in done), default=next_step - 1)
             rounds.append({"from_step": next_step, "acknowledged_steps": len(done),
                            "killed_during": step_kind(last + 1, store),  # the step that had not returned
                            **_verify(env, tenant, store, acked_notes, acked_pages, last)})
             next_step = last + 1
-        # The plan again from its start, to the end: repeats are skipped, the rest completes.
-        worker = _Child(env, tenant, 0, max(next_step - 1, 0))
+        # The plan again from its start, to the end (a whole cycle at least, so that every kind of step ran):
+        # repeats are skipped, the rest completes.
+        next_step = max(next_step, len(kinds(store)))
+        worker = _Child(env, tenant, 0, next_step - 1)
         done = worker.finish()
         for record in done:
             acked_notes.update({i: record["step"] for i in record.get("notes", [])})
             acked_pages.update(record.get("pages", []))
+            archived += len(record.get("archived", []))
+            restored += len(record.get("restored", []))
         final = _verify(env, tenant, store, acked_notes, acked_pages, max(next_step - 1, 0), complete=True)
+        final["rerun_complete"] = sorted(r["step"] for r in done) == list(range(next_step))  # every step returned
+        final["sound"] = final["sound"] and final["rerun_complete"]
     failed = [r for r in rounds if not r["sound"]]
     return {
         "benchmark": "chaos",
@@ -192,6 +217,8 @@ def run(settings: Settings, store: str, *, kills: int, steps_per_child: int = 60
         "steps_planned": next_step,
         "acknowledged": {"notes": len(acked_notes), "pages": len(acked_pages)},
         "killed_during": dict(Counter(r["killed_during"] for r in rounds)),
+        "killed_during_maintenance": sum(1 for r in rounds if r["killed_during"] in MAINTENANCE),
+        "maintenance": {"archived": archived, "restored": restored},
         "rounds_unsound": len(failed),
         "lost": sum(r["lost"] for r in rounds) + final["lost"],
         "partial_batches": sum(r["partial_batches"] for r in rounds) + final["partial_batches"],
