@@ -3,12 +3,13 @@ and nothing partial was left.
 
 A child process writes a fixed plan (bulk batches, analysed adds that evolve their neighbours, dialogue turns
 that promote segments, retention runs that archive half the notes a few per transaction, restores of archived
-notes, and on the embedded store, closes that write a snapshot), printing each step once it returned. At a random moment the parent kills the embedded store's process, or the Neo4j server (then the
-child); restarts what it killed; and checks: the store opens, every acknowledged note and page is there, each
-bulk batch is whole or absent, and `check` passes. After the last kill the plan runs once more to the end: it
-must complete with every planned note exactly once. With `llm_faults` the child analyses through a scripted
-model on loopback that hangs, resets, fails or is slow one request in two: the same must hold, and the notes
-say how many analyses degraded to the heuristic."""
+notes, and on the embedded store, closes that write a snapshot), printing each step once it returned. At a
+random moment the parent kills the embedded store's process, or the Neo4j server (then the child); restarts
+what it killed; and checks: the store opens, every acknowledged note and page is there, each bulk batch is whole
+or absent, and `check` passes. After the last kill the plan runs once more to the end (a whole cycle of its
+steps at least): every step must return, with every planned note exactly once. With `llm_faults` the child
+analyses through a scripted model on loopback that hangs, resets, fails or is slow one request in two: the same
+must hold, and the notes say how many analyses degraded to the heuristic."""
 
 from __future__ import annotations
 

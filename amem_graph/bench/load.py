@@ -237,7 +237,7 @@ def _retention(memory: AgenticMemory, ledger: _Ledger, seed: int, names: list[st
             acknowledged = sum(1 for owner, _ in ledger.notes.values() if owner == tenant)
         if acknowledged >= 10:
             policy = RetentionPolicy(max_notes=int(acknowledged * KEEP))
-            archived = ledger.timed("retention_run", lambda: memory.retention.run(policy, tenant=tenant))
+            archived = ledger.timed("retention_run", lambda p=policy, t=tenant: memory.retention.run(p, tenant=t))
             if archived is not None:
                 with ledger.lock:
                     ledger.maintenance["retention_runs"] += 1
@@ -256,7 +256,7 @@ def _restorer(memory: AgenticMemory, ledger: _Ledger, seed: int, names: list[str
             for note_id in chosen:
                 del ledger.archived[note_id]
         if chosen:
-            restored = ledger.timed("restore", lambda: memory.retention.restore(chosen, tenant=tenant))
+            restored = ledger.timed("restore", lambda ids=chosen, t=tenant: memory.retention.restore(ids, tenant=t))
             if restored is not None:
                 with ledger.lock:
                     ledger.maintenance["restores"] += 1
