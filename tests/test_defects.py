@@ -13,7 +13,7 @@ from urllib.parse import urlsplit
 import pytest
 from langchain_core.documents import Document
 
-from amem_graph import AgenticMemory, InvalidInput, Settings, StoreUnavailable
+from amem_graph import AgenticMemory, InvalidInput, RetentionPolicy, Settings, StoreUnavailable
 from amem_graph.integrations.langchain import AmemStore, AmemVectorStore
 from amem_graph.store.embedded.persist import CorruptStore, Folder
 from amem_graph.store.lucene import MAX_QUERY_TERMS, query_words
@@ -149,5 +149,38 @@ def test_a_lost_server_fails_fast_and_the_engine_recovers(neo4j_settings: Settin
             assert memory.get(kept.id).content == kept.content  # the same engine, no restart
             assert [n.content for n in memory.list()] == [kept.content]  # nothing of the failed calls
             memory.add("Bob paints boats.")
+        finally:
+            memory.admin.delete_tenant(tenant)
+
+
+def test_a_server_lost_during_a_retention_run_leaves_whole_batches_and_the_run_resumes(
+    neo4j_settings: Settings, cuttable: Cuttable, tenant: str,
+) -> None:
+    """Retention archives a batch per transaction: the server lost after the third batch, the run raises
+    StoreUnavailable within a small multiple of the timeout, the three batches stay archived and nothing else;
+    run again once the server is back, it archives exactly the rest."""
+    settings = replace(neo4j_settings, neo4j_uri=f"bolt://127.0.0.1:{cuttable.port}", neo4j_timeout_s=1.0)
+    with AgenticMemory(settings, tenant=tenant) as memory:
+        try:
+            memory.add_many([f"Note {i}: Gina talked about the bakery." for i in range(12)])
+            policy = RetentionPolicy(max_notes=2)
+            planned = {a.note_id for a in memory.retention.plan(policy)}
+            committed: list[int] = []
+
+            def lose_the_server(archived: int) -> None:
+                committed.append(archived)
+                if len(committed) == 3:
+                    cuttable.cut()
+
+            began = time.monotonic()
+            with pytest.raises(StoreUnavailable):
+                memory.retention.run(policy, batch=1, on_batch=lose_the_server)
+            assert time.monotonic() - began < 10 and committed == [1, 1, 1]
+            cuttable.restore()
+            held = memory.list(limit=100, include_archived=True)
+            assert len(held) == 12 and sum(1 for n in held if n.archived_at) == 3
+            rest = memory.retention.run(policy)
+            assert len(rest) == 7 and {a.note_id for a in rest} | {n.id for n in held if n.archived_at} == planned
+            assert memory.admin.check().sound
         finally:
             memory.admin.delete_tenant(tenant)
