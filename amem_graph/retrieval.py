@@ -3,6 +3,7 @@ and session order; results that say why each note was found."""
 
 from __future__ import annotations
 
+import logging
 import math
 import re
 import threading
@@ -22,7 +23,7 @@ from .entities.keys import entity_key, query_keys
 from .errors import AmemError, SchemaMismatch
 from .log import event
 from .models import NO_FILTER, Entity, Note, SearchFilter, SearchHit, Step
-from .store.base import NoteStore, Tx
+from .store.base import NoteStore, Tx, vectors_current
 from .text import STOP_WORDS, stem, without_stamp
 from .timeline import note_as_of
 from .tuning import DENSE_WEIGHT, Fusion, Tuning
@@ -134,7 +135,8 @@ def seeds(
 
     def both(tx: Tx) -> tuple[tuple[list[tuple[Note, float]], dict[str, tuple[int, int]]], list[tuple[Note, float]]]:
         dense = (dense_search(tx, query_vector, pool, filters=filters, passages=tuning.passages,
-                              margin=tuning.passage_margin * cosine_unit) if dense_wanted else ([], {}))
+                              margin=tuning.passage_margin * cosine_unit)
+                 if dense_wanted and comparable(tx, store) else ([], {}))
         found = tx.fulltext_search(query, pool, filters=filters, fields=tuning.fields) if lexical_wanted else []
         return dense, found
 
@@ -264,6 +266,16 @@ def _named(names: Sequence[str]) -> str:
     return "entity: " + ", ".join(sorted(set(names)))
 
 
+def comparable(tx: Tx, store: NoteStore) -> bool:
+    """Whether the query's vector (the engine's model) compares with the stored ones: not while a consolidation
+    moves them to another model, nor after it, until the engine opens with that model. Without, a search ranks
+    by keyword, entities and the graph."""
+    if vectors_current(tx.schema_marker(), store.model):
+        return True
+    event("search_without_vectors", logging.INFO, store=store.kind, model=store.model)
+    return False
+
+
 def _query_vector(vector: np.ndarray, store: NoteStore) -> list[float]:
     if store.dimension is None:
         raise SchemaMismatch("the store's schema has not been checked yet: open it through AgenticMemory")
@@ -336,7 +348,7 @@ class Retriever:
         def ranked(tx: Tx) -> tuple[list[SearchHit], list[tuple[Note, float, list[Step]]]]:
             dense, spans = (dense_search(tx, vector, pool, filters=filters, brief=True, passages=tuning.passages,
                                          margin=tuning.passage_margin * self.embedder.cosine_unit)
-                             if vector is not None else ([], {}))
+                             if vector is not None and comparable(tx, self.store) else ([], {}))
             fused = fuse(dense, lexical_hits, pool, tuning.dense_weight, fusion=tuning.fusion, rrf_k=tuning.rrf_k)
             fused = with_passages(fused, spans)
             fused = [self._prior(hit, names, when) for hit in fused]

@@ -34,7 +34,7 @@ def check(store: NoteStore, model: str, dimension: int) -> SchemaState:
             f"set AMEM_EMBEDDING_MODEL={state.model}, or move the database to the new model with `amem-graph "
             "consolidate`, which embeds every vector again (vectors of different models are not comparable)"
         )
-    store.dimension = dimension
+    store.dimension, store.model = dimension, canonical_model(model)
     return state
 
 

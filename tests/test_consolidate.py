@@ -24,6 +24,7 @@ from amem_graph.store.embedded.store import EmbeddedStore
 
 pytestmark = pytest.mark.slow
 
+STORES = ("neo4j", "embedded")
 NOTES = 2 * BATCH + 100
 # The consolidation in a process of its own, saying each batch it committed, then pausing: the test kills it there.
 KILLED = """
@@ -127,4 +128,64 @@ def test_an_interrupted_consolidation_of_neo4j_resumes_after_its_last_batch(neo4
     finally:
         if store.schema_state().consolidating:  # the shared database opens for the other tests, whatever happened
             consolidate(store, embedder)
+        store.close()
+
+
+def test_a_memory_open_while_a_consolidation_runs_writes_nothing_and_searches_by_keyword(memory: AgenticMemory) -> None:
+    """A consolidation re-embeds what was written before it began. A memory opened before it would write vectors
+    of the model it opened with, behind the consolidation's cursor: it writes nothing (a typed error) until the
+    consolidation ends. Its searches meanwhile rank by keyword, entities and the graph, since half the vectors
+    are the new model's. Here the consolidation keeps the model (the Neo4j test database is shared), so the
+    memory writes again once it ends."""
+    kept = memory.add("The lighthouse keeper painted the door blue.")
+    store = memory._store
+    seen: dict[str, object] = {}
+
+    def during(kind: str, _: int) -> None:
+        if seen:
+            return
+        with pytest.raises(SchemaMismatch, match="being moved to the embedding model"):
+            memory.add("A note written while the vectors move.")
+        with pytest.raises(SchemaMismatch, match="being moved"):
+            memory.add_turn("I moved house.", "Congratulations!", session_id="s")
+        seen["notes"] = [n.content for n in memory.list()]
+        seen["hits"] = [h.note.id for h in memory.search("lighthouse keeper door", k=3)]
+        seen["context"] = memory.context_for("lighthouse keeper").notes
+
+    embedder = Embedder.of(memory.settings)
+    try:
+        consolidate(store, embedder, on_batch=during)
+    finally:
+        if store.schema_state().consolidating:  # the store opens for the other tests, whatever happened
+            consolidate(store, embedder)
+    assert seen["notes"] == [kept.content]
+    assert seen["hits"][0] == kept.id  # by its words: the vector channel is off
+    assert seen["context"]
+    assert memory.add("Written after the consolidation ended.").content.startswith("Written")
+
+
+@pytest.mark.embedded
+def test_a_memory_of_the_old_model_writes_nothing_after_a_consolidation_and_one_of_the_new_model_does(
+    base_settings: Settings, tmp_path: Path, model_files: Callable[[catalog.ModelSpec, Path], None],
+) -> None:
+    """After a consolidation to another model, a memory still open with the old one refuses writes (its vectors
+    are not comparable) and searches by keyword; a memory opened with the new model writes and searches by
+    meaning."""
+    model_files(catalog.E5_SMALL, base_settings.home)
+    old = replace(base_settings, store="embedded", data_dir=tmp_path / "db", neo4j_uri=None, neo4j_password=None,
+                  embedding_model=catalog.MINILM.name)
+    new = replace(old, embedding_model=catalog.E5_SMALL.name)
+    store = EmbeddedStore(tmp_path / "db")
+    try:
+        with AgenticMemory(old, tenant="t", store=store) as stale:
+            kept = stale.add("The lighthouse keeper painted the door blue.")
+            consolidate(store, Embedder.of(new))
+            with pytest.raises(SchemaMismatch, match="was moved to the embedding model .*e5-small-v2"):
+                stale.add("Written with the old model.")
+            assert [h.note.id for h in stale.search("lighthouse keeper door", k=1)] == [kept.id]
+            assert [n.id for n in stale.list()] == [kept.id]
+        with AgenticMemory(new, tenant="t", store=store) as fresh:
+            added = fresh.add("My sister adopted a grey kitten.")
+            assert fresh.search("a small cat joined the family", k=1, mode="vector")[0].note.id == added.id
+    finally:
         store.close()

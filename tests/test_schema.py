@@ -154,7 +154,7 @@ def test_a_schema_8_database_counts_each_tenants_statistics_once_on_open(
 
 # Statements that read every tenant's nodes on purpose: the administration of the database as a whole, or of one
 # tenant's export and deletion, not a call a tenant's work makes.
-WHOLE_DATABASE = {"admin/delete_tenant_batch", "admin/evolution_totals", "admin/export_nodes",
+WHOLE_DATABASE = {"admin/consolidation_reached", "admin/delete_tenant_batch", "admin/evolution_totals", "admin/export_nodes",
                   "admin/export_relationships", "admin/label_counts", "admin/relationship_counts", "admin/tenants"}
 
 

@@ -4,8 +4,11 @@ lost, duplicated or left unsound: every acknowledged write is read back, and `ch
 Writers add analysed notes (which evolve their neighbours), dialogue turns and updates of their own notes;
 readers search, read tier context and read back notes other threads acknowledged. With maintenance, two more
 threads run beside them: retention runs that archive the coldest notes of a tenant (a policy keeping `KEEP` of
-them), and restores of notes archived. Threads of one process share one engine, as a service does (the
-embedded store serves one process)."""
+them), and restores of notes archived; and, with a model to consolidate to, a consolidation of the database to it
+halfway through. Threads of one process share one engine, as a service does (the embedded store serves one
+process): on Neo4j the consolidation runs beside them (a memory of the old model writes nothing meanwhile, a typed
+refusal, and searches by keyword), then the threads move to a memory of the new model; the embedded store is
+closed for it (the threads wait), then opened with the new model."""
 
 from __future__ import annotations
 
@@ -15,14 +18,17 @@ import threading
 import time
 import uuid
 from collections import Counter, defaultdict
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
 
+from .. import admin
 from ..api import AgenticMemory
-from ..errors import EvolutionConflict
+from ..embedding import Embedder, composite_text
+from ..errors import EvolutionConflict, SchemaMismatch
 from ..invariants import check
 from ..models import RetentionPolicy
 from .texts import sentences
@@ -47,6 +53,8 @@ class _Ledger:
     errors: Counter[str] = field(default_factory=Counter)  # "operation: ErrorType" → count
     conflicts: int = 0
     mismatched_reads: int = 0
+    moving: bool = False  # a consolidation is under way, or over and the threads not yet on the new model
+    refused: Counter[str] = field(default_factory=Counter)  # operation → writes refused while the model moved
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     def timed(self, operation: str, call: Callable[[], Any]) -> Any:
@@ -57,6 +65,13 @@ class _Ledger:
             with self.lock:
                 self.conflicts += 1
             return None
+        except SchemaMismatch as err:
+            with self.lock:
+                if self.moving:  # the refusal the engine owes a memory of the old model: nothing was written
+                    self.refused[operation] += 1
+                else:
+                    self.errors[f"{operation}: {type(err).__name__}"] += 1
+            return None
         except Exception as err:  # every other failure is counted and reported, never hidden
             with self.lock:
                 self.errors[f"{operation}: {type(err).__name__}"] += 1
@@ -64,6 +79,44 @@ class _Ledger:
         with self.lock:
             self.latency[operation].append((time.perf_counter() - began) * 1000)
         return result
+
+
+class _Engine:
+    """The memory the threads use, swapped for one of the new model when a consolidation ends. Each operation
+    holds the gate shared; closing the embedded store for a consolidation holds it alone."""
+
+    def __init__(self, memory: AgenticMemory) -> None:
+        self.memory = memory
+        self.first_model = memory.embedder.model_name
+        self.retired: list[AgenticMemory] = []  # of the old model, closed once the threads are done
+        self._cond = threading.Condition()
+        self._users = 0
+        self._shut = False
+
+    @contextmanager
+    def use(self) -> Iterator[AgenticMemory]:
+        with self._cond:
+            self._cond.wait_for(lambda: not self._shut)
+            self._users += 1
+            memory = self.memory
+        try:
+            yield memory
+        finally:
+            with self._cond:
+                self._users -= 1
+                self._cond.notify_all()
+
+    @contextmanager
+    def alone(self) -> Iterator[None]:
+        with self._cond:
+            self._shut = True
+            self._cond.wait_for(lambda: self._users == 0)
+        try:
+            yield
+        finally:
+            with self._cond:
+                self._shut = False
+                self._cond.notify_all()
 
 
 class _Events(logging.Handler):
@@ -83,7 +136,9 @@ class _Events(logging.Handler):
 
 
 def run(memory: AgenticMemory, *, writers: int, readers: int, tenants: int, seconds: float, max_ops: int,
-        seed: int = 7, keep: bool = False, maintenance: bool = False) -> dict[str, Any]:
+        seed: int = 7, keep: bool = False, maintenance: bool = False, consolidate_to: str | None = None) -> dict[str, Any]:
+    """The load on `memory`'s database; with `consolidate_to` (a model), the database is moved to that model
+    halfway through: give it a database of its own."""
     run_id = uuid.uuid4().hex[:8]
     names = [f"load-{run_id}-{i}" for i in range(tenants)]
     texts = iter(sentences(max_ops * (writers + 1) + 4 * IDLE_ROUNDS, seed))
@@ -96,8 +151,10 @@ def run(memory: AgenticMemory, *, writers: int, readers: int, tenants: int, seco
     idle = _Ledger()
     ledger = _Ledger()
     events = _Events()
+    engine = _Engine(memory)
     loggers = [logging.getLogger("amem_graph"), logging.getLogger("neo4j")]
     levels = [lg.level for lg in loggers]
+    moved: dict[str, Any] | None = None
     try:
         for i in range(IDLE_ROUNDS):  # one thread: the latencies without contention
             _write(memory, idle, random.Random(seed + i), names, next_text, writer=-1, turn=i)
@@ -105,20 +162,24 @@ def run(memory: AgenticMemory, *, writers: int, readers: int, tenants: int, seco
         for lg in loggers:
             lg.addHandler(events)
             lg.setLevel(logging.INFO)
-        deadline = time.monotonic() + seconds
+        began = time.monotonic()
+        deadline = began + seconds
         threads = [
-            threading.Thread(target=_writer, args=(memory, ledger, seed + 100 + w, names, next_text, w, deadline, max_ops),
+            threading.Thread(target=_writer, args=(engine, ledger, seed + 100 + w, names, next_text, w, deadline, max_ops),
                              name=f"load-writer-{w}")
             for w in range(writers)
         ] + [
-            threading.Thread(target=_reader, args=(memory, ledger, seed + 200 + r, names, deadline, max_ops),
+            threading.Thread(target=_reader, args=(engine, ledger, seed + 200 + r, names, deadline, max_ops),
                              name=f"load-reader-{r}")
             for r in range(readers)
         ] + ([
-            threading.Thread(target=_retention, args=(memory, ledger, seed + 300, names, deadline), name="load-retention"),
-            threading.Thread(target=_restorer, args=(memory, ledger, seed + 301, names, deadline), name="load-restore"),
+            threading.Thread(target=_retention, args=(engine, ledger, seed + 300, names, deadline), name="load-retention"),
+            threading.Thread(target=_restorer, args=(engine, ledger, seed + 301, names, deadline), name="load-restore"),
         ] if maintenance else [])
-        began = time.monotonic()
+        moving: list[dict[str, Any]] = []
+        if consolidate_to is not None:
+            threads.append(threading.Thread(target=_consolidation, name="load-consolidate",
+                                            args=(engine, ledger, consolidate_to, began + seconds / 2, moving)))
         for thread in threads:
             thread.start()
         for thread in threads:
@@ -127,12 +188,16 @@ def run(memory: AgenticMemory, *, writers: int, readers: int, tenants: int, seco
         for lg, level in zip(loggers, levels, strict=True):
             lg.removeHandler(events)
             lg.setLevel(level)
-        verdict = _verify(memory, names, [idle, ledger])
+        memory = engine.memory
+        moved = moving[0] if moving else ({"error": "the consolidation did not end"} if consolidate_to else None)
+        verdict = _verify(memory, names, [idle, ledger], engine.first_model if consolidate_to else None)
     finally:
         if not keep:
             for name in names:
-                memory.admin.delete_tenant(name)
-    return {
+                engine.memory.admin.delete_tenant(name)
+        for old in engine.retired:
+            old.close()
+    result = {
         "benchmark": "load",
         "store": memory.admin.kind,
         "writers": writers, "readers": readers, "tenants": tenants, "hot_share": HOT_SHARE,
@@ -144,11 +209,15 @@ def run(memory: AgenticMemory, *, writers: int, readers: int, tenants: int, seco
         "idle_latency_ms": {op: _percentiles(v) for op, v in sorted(idle.latency.items())},
         "errors": dict(ledger.errors + idle.errors),
         "update_conflicts": ledger.conflicts,
-        "maintenance": dict(sorted(ledger.maintenance.items())) if maintenance else None,
+        "maintenance": dict(sorted(ledger.maintenance.items())) if maintenance or consolidate_to else None,
+        "consolidation": None if moved is None else {**moved, "refused_writes": dict(sorted(ledger.refused.items()))},
         "retries": dict(events.counts),
         **verdict,
         "tenants_kept": names if keep else None,
     }
+    if moved is not None and "error" in moved:
+        result["sound"] = False
+    return result
 
 
 def _percentiles(samples: list[float]) -> dict[str, float]:
@@ -211,24 +280,58 @@ def _read(memory: AgenticMemory, ledger: _Ledger, rng: random.Random, names: lis
                 ledger.mismatched_reads += 1
 
 
-def _writer(memory: AgenticMemory, ledger: _Ledger, seed: int, names: list[str], next_text: Callable[[], str],
+def _writer(engine: _Engine, ledger: _Ledger, seed: int, names: list[str], next_text: Callable[[], str],
             writer: int, deadline: float, max_ops: int) -> None:
     rng = random.Random(seed)
     for turn in range(max_ops):
         if time.monotonic() >= deadline:
             return
-        _write(memory, ledger, rng, names, next_text, writer=writer, turn=turn)
+        with engine.use() as memory:
+            _write(memory, ledger, rng, names, next_text, writer=writer, turn=turn)
 
 
-def _reader(memory: AgenticMemory, ledger: _Ledger, seed: int, names: list[str], deadline: float, max_ops: int) -> None:
+def _reader(engine: _Engine, ledger: _Ledger, seed: int, names: list[str], deadline: float, max_ops: int) -> None:
     rng = random.Random(seed)
     for _ in range(max_ops):
         if time.monotonic() >= deadline:
             return
-        _read(memory, ledger, rng, names)
+        with engine.use() as memory:
+            _read(memory, ledger, rng, names)
 
 
-def _retention(memory: AgenticMemory, ledger: _Ledger, seed: int, names: list[str], deadline: float) -> None:
+def _consolidation(engine: _Engine, ledger: _Ledger, to: str, at: float, moved: list[dict[str, Any]]) -> None:
+    """At `at`, the database moved to the model `to`; then the threads go on with a memory of that model. The
+    embedded store serves one process: the threads wait while it is closed for the move."""
+    time.sleep(max(0.0, at - time.monotonic()))
+    old = engine.memory
+    settings = replace(old.settings, embedding_model=to)
+    embedder = Embedder.of(settings)
+    embedder.embed(["warm"])  # the model loaded before the clock starts
+    began = time.monotonic()
+    with ledger.lock:
+        ledger.moving = True
+    if old.admin.kind == "embedded":
+        with engine.alone():
+            waited = time.monotonic()
+            old.close()
+            counts = admin.consolidate(settings, embedder)
+            engine.memory = AgenticMemory(settings, tenant=old.tenant, embedder=embedder)
+            closed_s = time.monotonic() - waited
+    else:
+        counts = admin.consolidate(settings, embedder)
+        fresh = AgenticMemory(settings, tenant=old.tenant, embedder=embedder)
+        with engine.alone():  # no wait for the database: only for the operations in flight, to swap memories
+            engine.retired.append(old)
+            engine.memory = fresh
+        closed_s = 0.0
+    with ledger.lock:
+        ledger.moving = False
+        ledger.maintenance["migrated"] += sum(counts.values())
+    moved.append({"to": embedder.model_name, "embedded_again": counts, "seconds": round(time.monotonic() - began, 1),
+                  "threads_waited_s": round(closed_s, 1)})
+
+
+def _retention(engine: _Engine, ledger: _Ledger, seed: int, names: list[str], deadline: float) -> None:
     """Retention runs, a tenant at a time, each archiving the coldest notes past `KEEP` of those acknowledged."""
     rng = random.Random(seed)
     while time.monotonic() < deadline:
@@ -237,7 +340,8 @@ def _retention(memory: AgenticMemory, ledger: _Ledger, seed: int, names: list[st
             acknowledged = sum(1 for owner, _ in ledger.notes.values() if owner == tenant)
         if acknowledged >= 10:
             policy = RetentionPolicy(max_notes=int(acknowledged * KEEP))
-            archived = ledger.timed("retention_run", lambda p=policy, t=tenant: memory.retention.run(p, tenant=t))
+            with engine.use() as memory:
+                archived = ledger.timed("retention_run", lambda p=policy, t=tenant, m=memory: m.retention.run(p, tenant=t))
             if archived is not None:
                 with ledger.lock:
                     ledger.maintenance["retention_runs"] += 1
@@ -246,7 +350,7 @@ def _retention(memory: AgenticMemory, ledger: _Ledger, seed: int, names: list[st
         time.sleep(PAUSE_S)
 
 
-def _restorer(memory: AgenticMemory, ledger: _Ledger, seed: int, names: list[str], deadline: float) -> None:
+def _restorer(engine: _Engine, ledger: _Ledger, seed: int, names: list[str], deadline: float) -> None:
     """Restores of notes the retention runs archived, a few at a time."""
     rng = random.Random(seed)
     while time.monotonic() < deadline:
@@ -256,7 +360,8 @@ def _restorer(memory: AgenticMemory, ledger: _Ledger, seed: int, names: list[str
             for note_id in chosen:
                 del ledger.archived[note_id]
         if chosen:
-            restored = ledger.timed("restore", lambda ids=chosen, t=tenant: memory.retention.restore(ids, tenant=t))
+            with engine.use() as memory:
+                restored = ledger.timed("restore", lambda ids=chosen, t=tenant, m=memory: m.retention.restore(ids, tenant=t))
             if restored is not None:
                 with ledger.lock:
                     ledger.maintenance["restores"] += 1
@@ -264,9 +369,11 @@ def _restorer(memory: AgenticMemory, ledger: _Ledger, seed: int, names: list[str
         time.sleep(PAUSE_S)
 
 
-def _verify(memory: AgenticMemory, names: list[str], ledgers: list[_Ledger]) -> dict[str, Any]:
+def _verify(memory: AgenticMemory, names: list[str], ledgers: list[_Ledger], moved_from: str | None = None
+            ) -> dict[str, Any]:
     """Every acknowledged note and page is there (notes with their content and at least their updates'
-    versions), no note is there twice, and every tenant passes `check`."""
+    versions), no note is there twice, and every tenant passes `check`. After a move from the model
+    `moved_from`, no note's vector is that model's."""
     notes: dict[str, tuple[str, str]] = {}
     pages: dict[str, str] = {}
     updates: Counter[str] = Counter()
@@ -278,6 +385,8 @@ def _verify(memory: AgenticMemory, names: list[str], ledgers: list[_Ledger]) -> 
     wrong_content = under_versioned = duplicated = 0
     violations: dict[str, dict[str, int]] = {}
     held_notes = held_pages = archived_at_end = 0
+    stale = (_Stale(memory.embedder, Embedder.of(replace(memory.settings, embedding_model=moved_from)))
+             if moved_from else None)
     for name in names:
         header, records = memory.admin.export(name)
         records = list(records)
@@ -287,6 +396,8 @@ def _verify(memory: AgenticMemory, names: list[str], ledgers: list[_Ledger]) -> 
         stored = {r["props"].get("id"): r["props"] for r in records if r["kind"] == "node" and "Note" in r["labels"]}
         stored_pages = {r["props"].get("id") for r in records if r["kind"] == "node" and "Page" in r["labels"]}
         held_notes += len(stored)
+        if stale is not None:
+            stale.count(stored.values())
         archived_at_end += sum(1 for props in stored.values() if props.get("archived_at") is not None)
         held_pages += len(stored_pages)
         contents = Counter(props.get("content") for props in stored.values())
@@ -309,5 +420,26 @@ def _verify(memory: AgenticMemory, names: list[str], ledgers: list[_Ledger]) -> 
         "under_versioned": under_versioned,
         "mismatched_reads": sum(ledger.mismatched_reads for ledger in ledgers),
         "invariant_violations": violations,
-        "sound": not lost and not duplicated and not wrong_content and not under_versioned and not violations,
+        "old_model_vectors": None if stale is None else stale.found,
+        "sound": not lost and not duplicated and not wrong_content and not under_versioned and not violations
+        and not (stale and stale.found),
     }
+
+
+class _Stale:
+    """Notes whose vector is the old model's: nearer its embedding of the note than the new model's (vectors of
+    two models share no space, so a note's own model is far the nearer)."""
+
+    def __init__(self, new: Embedder, old: Embedder) -> None:
+        self.new, self.old = new, old
+        self.found = 0
+
+    def count(self, notes: Any) -> None:
+        notes = [n for n in notes if n.get("embedding") is not None]
+        for start in range(0, len(notes), 256):
+            batch = notes[start: start + 256]
+            texts = [composite_text(n["content"], n.get("context") or "", n.get("keywords") or (), n.get("tags") or ())
+                     for n in batch]
+            stored = np.asarray([n["embedding"] for n in batch], dtype=np.float32)
+            nearer_old = (stored * self.old.embed(texts)).sum(axis=1) > (stored * self.new.embed(texts)).sum(axis=1)
+            self.found += int(nearer_old.sum())

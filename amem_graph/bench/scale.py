@@ -10,9 +10,7 @@ from __future__ import annotations
 import os
 import re
 import time
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
-from dataclasses import replace
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +20,7 @@ from ..api import AgenticMemory
 from ..embedding import Embedder
 from ..models import NO_FILTER, NoteInput
 from ..settings import Settings
+from .private import private_memory
 from .texts import sentences
 from .timing import ms, percentiles
 
@@ -55,25 +54,6 @@ def vectors(centres: np.ndarray, n: int, seed: int) -> np.ndarray:
     return (out / np.linalg.norm(out, axis=1, keepdims=True)).astype(np.float32)
 
 
-@contextmanager
-def _memory(settings: Settings, store: str, workdir: Path, embedder: Embedder, heap: str,
-            pagecache: str) -> Iterator[tuple[AgenticMemory, int | None]]:
-    """A store of its own: a private Neo4j server sized by heap and pagecache (and its pid), or an embedded
-    folder (this process)."""
-    quiet = replace(settings, entities="off", store=store, data_dir=workdir / "embedded")
-    if store == "embedded":
-        with AgenticMemory(quiet, tenant="scale-0", embedder=embedder) as memory:
-            yield memory, None
-        return
-    from ..server import private_server
-
-    with private_server(workdir / "neo4j", home=settings.home, heap=heap, pagecache=pagecache,
-                        version=settings.neo4j_version) as (server, info):
-        with AgenticMemory(replace(quiet, neo4j_uri=info.uri, neo4j_user=info.user, neo4j_password=info.password),
-                           tenant="scale-0", embedder=embedder) as memory:
-            yield memory, server.pid()
-
-
 def run(settings: Settings, store: str, *, sizes: Sequence[int], tenants: int, queries: int, k: int, workdir: Path,
         heap: str = "4g", pagecache: str = "4g", seed: int = 7) -> dict[str, Any]:
     sizes = sorted(sizes)
@@ -82,7 +62,8 @@ def run(settings: Settings, store: str, *, sizes: Sequence[int], tenants: int, q
     centres = real.embed(turns)
     notes = vectors(centres, sizes[-1], seed)
     asked = vectors(centres, queries, seed + 1)
-    with _memory(settings, store, workdir, Precomputed(real, notes, asked), heap, pagecache) as (memory, pid):
+    with private_memory(settings, store, workdir, tenant="scale-0", embedder=Precomputed(real, notes, asked), heap=heap,
+                        pagecache=pagecache, entities="off") as (memory, pid):
         server = memory.stats(tenant=memory.tenant).server  # Neo4j's release and k-NN path; empty when embedded
         names = [f"scale-{t}" for t in range(tenants)]
         owner = np.arange(sizes[-1]) % tenants

@@ -24,6 +24,7 @@ from ..bench import scale as scale_bench
 from ..bench import timeline
 from ..bench import view as view_bench
 from ..bench.cold import cold_then_warm
+from ..bench.private import private_memory
 from ..errors import InvalidInput
 from ..models import MAX_HOPS
 from ..settings import Settings
@@ -71,6 +72,18 @@ def _on_stores(store: StrEnum | None, bench: Callable[[AgenticMemory], dict[str,
     return {"stores": results}
 
 
+def _on_private_stores(store: StrEnum | None, bench: Callable[[AgenticMemory], dict[str, Any]]) -> dict[str, Any]:
+    """`bench` as `_on_stores` runs it, each store a database of its own (`bench.private`)."""
+    settings = Settings.from_env()
+    kinds = ("neo4j", "embedded") if store == "both" else (store.value if store else settings.store_kind,)
+    results = {}
+    for kind in kinds:
+        with tempfile.TemporaryDirectory(prefix="amem-bench-") as workdir, \
+                private_memory(settings, kind, Path(workdir)) as (mem, _):
+            results[kind] = bench(mem)
+    return results[kinds[0]] if len(kinds) == 1 else {"stores": results}
+
+
 @app.command()
 @user_errors
 def ingest(
@@ -116,16 +129,22 @@ def load(
     keep: Annotated[bool, typer.Option(help="Keep the benchmark tenants instead of deleting them")] = False,
     maintenance: Annotated[bool, typer.Option(
         help="Also run retention (archiving the coldest notes) and restores of archived notes beside them")] = False,
+    consolidate_to: Annotated[str | None, typer.Option(
+        "--consolidate-to", metavar="MODEL",
+        help="Halfway through, move the database to this embedding model (`amem-graph consolidate`); the run gets "
+             "a database of its own (a private Neo4j server, a temporary embedded folder)")] = None,
     json_out: JsonOutOption = None,
     store: StoreOption = None,
 ) -> None:
     """Writers and readers at once, then proof: every acknowledged write read back, nothing duplicated, `check`
     sound on every tenant; throughput, p50/p95/p99 under load beside idle ones, retries and conflicts; with
-    maintenance, how many notes were archived and restored. Exits 10 when something was lost or broken."""
-    result = _on_stores(store, lambda mem: load_bench.run(
-        mem, writers=writers, readers=readers, tenants=tenants, seconds=seconds, max_ops=max_ops, keep=keep,
-        maintenance=maintenance,
-    ))
+    maintenance, how many notes were archived, restored and embedded again. Exits 10 when something was lost or
+    broken."""
+    def bench(mem: AgenticMemory) -> dict[str, Any]:
+        return load_bench.run(mem, writers=writers, readers=readers, tenants=tenants, seconds=seconds,
+                              max_ops=max_ops, keep=keep, maintenance=maintenance, consolidate_to=consolidate_to)
+
+    result = _on_stores(store, bench) if consolidate_to is None else _on_private_stores(store, bench)
     print_json(result, also_to=json_out)
     runs = result["stores"].values() if "stores" in result else [result]
     if not all(r["sound"] for r in runs):

@@ -9,6 +9,7 @@ from typing import Any, Literal, Protocol, TypeVar
 
 import numpy as np
 
+from ..errors import SchemaMismatch
 from ..models import (
     Attached,
     Attachment,
@@ -158,6 +159,10 @@ class NoteTx(Protocol):
         """A note's versions, the evolutions it triggered or that revised it, and the newer notes that
         superseded it; each oldest first."""
 
+    def schema_marker(self) -> dict[str, Any]:
+        """The database's schema marker as this transaction reads it (model, dimension, a consolidation under way),
+        for `vectors_current`."""
+
     def vector_search(
         self, vector: Sequence[float], k: int, *, filters: SearchFilter = ..., brief: bool = False
     ) -> list[tuple[Note, float]]:
@@ -215,6 +220,29 @@ class SchemaState:
     consolidating: str | None = None  # a consolidation under way: how far it got ("kind:last id"), else None
 
 
+def vectors_current(marker: Mapping[str, Any] | None, model: str | None) -> bool:
+    """Whether an engine opened for `model` (canonical; None: not opened by an engine) shares the database's
+    vectors: no consolidation under way, and the database's model is still the engine's."""
+    marker = marker or {}
+    return not marker.get("consolidating") and (model is None or marker.get("embedding_model") in (None, model))
+
+
+def refuse_stale_writer(marker: Mapping[str, Any] | None, model: str | None, location: str) -> None:
+    """Inside a write transaction, after the tenant's lock: an engine whose vectors no longer fit the database
+    writes nothing (a consolidation started or ended since it opened), so no note keeps another model's vector."""
+    if model is None or vectors_current(marker, model):
+        return
+    marker = marker or {}
+    moved = marker.get("embedding_model")
+    raise SchemaMismatch(
+        f"{location} is being moved to the embedding model {moved!r} (`amem-graph consolidate`); nothing was "
+        f"written: write again once it is done, with a memory opened for that model"
+        if marker.get("consolidating") else
+        f"{location} was moved to the embedding model {moved!r} after this memory opened with {model!r}; nothing "
+        f"was written: open a memory with AMEM_EMBEDDING_MODEL={moved}"
+    )
+
+
 class NoteStore(Protocol):
     """Tenant-scoped persistence of notes and links: primitives run inside a transaction the caller opens.
     Vectors come in computed; the store never embeds."""
@@ -222,6 +250,7 @@ class NoteStore(Protocol):
     kind: str
     location: str
     dimension: int | None  # what the schema was checked for (`schema.check`); None before
+    model: str | None  # the embedding model the schema was checked for (canonical); None before
 
     def read(self, tenant: str, work: Callable[[Tx], T]) -> T:
         """`work` in one read transaction (on Neo4j, retried on transient errors)."""

@@ -34,7 +34,7 @@ from .. import cypher, transfer, validation
 from ..embedding import canonical_model
 from ..errors import InvalidInput, StoreError, StoreUnavailable
 from ..log import event
-from .base import SCHEMA_VERSION, SchemaState, StoreStats, Tx
+from .base import SCHEMA_VERSION, SchemaState, StoreStats, Tx, refuse_stale_writer
 from .neo4j_attached import Neo4jAttached
 from .neo4j_entities import Neo4jEntities
 from .neo4j_notes import KnnState, Neo4jNotes, min_candidates
@@ -85,6 +85,7 @@ class Neo4jStore:
         self.location = uri
         self.database = database
         self.dimension: int | None = None
+        self.model: str | None = None
         self._knn = KnnState()
         try:
             self._driver: Driver = GraphDatabase.driver(
@@ -146,7 +147,7 @@ class Neo4jStore:
         def attempt(tx: ManagedTransaction) -> T:
             notes = Neo4jTx(tx, tenant, validation.now(), self._knn)
             if lock:
-                notes.run("tenant/lock")
+                refuse_stale_writer(notes.run("tenant/lock")[0].data(), self.model, self.location)
             done = work(notes)
             notes.flush_counts()
             return done

@@ -227,6 +227,9 @@ class Neo4jNotes(Neo4jText):
 
     # -- search -----------------------------------------------------------------------------------
 
+    def schema_marker(self) -> dict[str, Any]:
+        return self.run("admin/schema_marker_get")[0].data()
+
     def vector_search(
         self, vector: Sequence[float], k: int, *, filters: SearchFilter = NO_FILTER, brief: bool = False
     ) -> list[tuple[Note, float]]:

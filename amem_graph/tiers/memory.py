@@ -22,7 +22,7 @@ from ..llm.client import LLMClient
 from ..llm.prompts import RESPOND_SCHEMA, respond_messages
 from ..log import event
 from ..models import FACT_KINDS, MAX_HOPS, NO_FILTER, Fact, NoteInput, Page, SearchFilter, Segment
-from ..retrieval import Retriever, without_names, without_stop_words
+from ..retrieval import Retriever, comparable, without_names, without_stop_words
 from ..settings import TierSettings
 from ..store.base import FactWrite, MemoryStore, PageWrite, SegmentWrite, SessionPages, Tx
 from ..text import without_stamp
@@ -209,9 +209,10 @@ class MemoryTiers:
         return ranked[0] if ranked else (None, float("-inf"))
 
     def _scored_segments(
-        self, tenant: str, vector: np.ndarray, words: Sequence[str], now: datetime, limit: int, as_of: datetime | None = None,
+        self, tenant: str, vector: np.ndarray | None, words: Sequence[str], now: datetime, limit: int,
+        as_of: datetime | None = None,
     ) -> list[tuple[Segment, float]]:
-        query = self._vector(vector)
+        query = None if vector is None else self._vector(vector)
         rows = heated(self.store.read(tenant, lambda tx: tx.segments(vector=query, limit=limit, as_of=as_of)),
                       self.settings.heat_params(), now)
         similarity = self.embedder.similarity
@@ -319,13 +320,15 @@ class MemoryTiers:
         now = self.clock()
         names, called = self._retriever.speakers(tenant).named(query)
         vector = self.embedder.embed_query(without_names(bare(query), called))  # ask about the thing, not the person
-        query_vector = self._vector(vector)
-        similar = run(self.store.read, tenant, lambda tx: tx.page_search(matches, vector=query_vector, as_of=at)) if matches else None
+        if not self.store.read(tenant, lambda tx: comparable(tx, self.store)):
+            vector = None  # pages and facts by their words, segments by keywords and heat
+        query_vector = None if vector is None else self._vector(vector)
+        similar = run(self.store.read, tenant, lambda tx: tx.page_search(matches, vector=query_vector, as_of=at)) if matches and query_vector else None
         found = run(self.store.read, tenant, lambda tx: tx.facts(self.settings.assistant, vector=query_vector, limit=facts, as_of=at)) if facts else None
         top = self._scored_segments(tenant, vector, keywords(query), now, SEGMENT_CANDIDATES, at)[:segments] if segments else []
         best: dict[str, list[PageHit]] = {}
         chosen = [s.id for s, _ in top]
-        best_pages = self.store.read(tenant, lambda tx: tx.page_search(pages, vector=query_vector, segments=chosen, as_of=at)) if pages and chosen else []
+        best_pages = self.store.read(tenant, lambda tx: tx.page_search(pages, vector=query_vector, segments=chosen, as_of=at)) if pages and chosen and query_vector else []
         for page, similarity in best_pages:
             best.setdefault(page.segment_id or "", []).append(PageHit(_then(page, at), similarity))
         facts_found = found.result() if found else []

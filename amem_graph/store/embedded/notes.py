@@ -338,6 +338,10 @@ class EmbeddedNotes:
 
     # -- search -----------------------------------------------------------------------------------
 
+    def schema_marker(self) -> dict[str, Any]:
+        marker = self.graph.unique("AmemSchema", name="amem-graph")
+        return dict(marker.props) if marker is not None else {}
+
     def vector_search(
         self, vector: Sequence[float], k: int, *, filters: SearchFilter = NO_FILTER, brief: bool = False
     ) -> list[tuple[Note, float]]:

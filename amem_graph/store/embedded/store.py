@@ -21,7 +21,7 @@ from ... import validation
 from ...embedding import canonical_model
 from ...log import event
 from ...models import LINK_TYPES, Note
-from ..base import SCHEMA_VERSION, SchemaState, StoreStats, Tx
+from ..base import SCHEMA_VERSION, SchemaState, StoreStats, Tx, refuse_stale_writer
 from ..lucene import PAGE_FIELDS, TEXT_FIELDS
 from ..records import note_from_record
 from .admin import EmbeddedAdmin
@@ -49,6 +49,7 @@ class EmbeddedStore(EmbeddedAdmin):
         self._folder = Folder(Path(path))
         self.location = str(self._folder.path)
         self.dimension: int | None = None
+        self.model: str | None = None
         self._lock = threading.RLock()
         self.graph: PropertyGraph = self._folder.open()
         self._fulltext = FulltextIndex(TEXT_FIELDS)
@@ -108,6 +109,8 @@ class EmbeddedStore(EmbeddedAdmin):
         def run() -> T:
             if lock:
                 self._lock_tenant(tenant)
+                marker = self.graph.unique("AmemSchema", name="amem-graph")
+                refuse_stale_writer(marker.props if marker else None, self.model, self.location)
             return work(EmbeddedTx(self, tenant, validation.now()))
 
         return self._write(run)
