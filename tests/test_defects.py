@@ -184,3 +184,41 @@ def test_a_server_lost_during_a_retention_run_leaves_whole_batches_and_the_run_r
             assert memory.admin.check().sound
         finally:
             memory.admin.delete_tenant(tenant)
+
+
+def test_a_server_lost_during_a_consolidation_leaves_whole_batches_and_it_resumes(
+    neo4j_settings: Settings, cuttable: Cuttable, tenant: str,
+) -> None:
+    """A consolidation writes each batch of vectors with how far it got: the server lost after the first batch,
+    it raises StoreUnavailable within a small multiple of the timeout, the database refuses to open (the marker
+    says where it stopped), and run again once the server is back it embeds exactly the rest. The model is
+    kept: the test database is shared."""
+    from amem_graph.consolidate import BATCH, consolidate
+    from amem_graph.embedding import Embedder
+    from amem_graph.errors import SchemaMismatch
+    from amem_graph.store import open_store
+
+    settings = replace(neo4j_settings, neo4j_uri=f"bolt://127.0.0.1:{cuttable.port}", neo4j_timeout_s=1.0)
+    with AgenticMemory(settings, tenant=tenant) as memory:
+        memory.add_many([f"Note {i}: Gina talked about the bakery." for i in range(BATCH + 10)])
+        held = memory.stats().labels.get("Note", 0)
+    embedder = Embedder.of(settings)
+    store = open_store(settings)
+    try:
+        began = time.monotonic()
+        with pytest.raises(StoreUnavailable):
+            consolidate(store, embedder, on_batch=lambda kind, n: cuttable.cut())
+        assert time.monotonic() - began < 30
+        cuttable.restore()
+        assert (store.schema_state().consolidating or "").startswith("notes:")
+        with pytest.raises(SchemaMismatch, match="under way"):
+            AgenticMemory(settings, tenant=tenant, store=store)
+        assert consolidate(store, embedder)["notes"] == held - BATCH
+        with AgenticMemory(settings, tenant=tenant, store=store) as memory:
+            assert memory.admin.check().sound and len(memory.list(limit=1_000)) == BATCH + 10
+    finally:
+        if store.schema_state().consolidating:  # the shared database opens for the other tests
+            consolidate(store, embedder)
+        store.close()
+        with AgenticMemory(neo4j_settings, tenant=tenant) as memory:
+            memory.admin.delete_tenant(tenant)
