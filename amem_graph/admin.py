@@ -46,10 +46,7 @@ class Admin:
         """A header (tenant, schema version, model, dimension) and every node, then every relationship, of one
         tenant as JSON-ready records (see transfer.py)."""
         tenant = self._of(tenant)
-        marker = self._store.stats(tenant).schema
-        header = {"tenant": tenant, "schema": marker.get("version"), "model": marker.get("embedding_model"),
-                  "dimension": marker.get("embedding_dimension")}
-        return header, self._store.export_records(tenant)
+        return _header(self._store, tenant), self._store.export_records(tenant)
 
     def check(self, tenant: str | None = None) -> invariants.TenantCheck:
         """The invariants (`invariants.RULES`) over one tenant's graph as it stands; run it while nothing
@@ -85,6 +82,23 @@ def consolidate(
     store = open_store(settings)
     try:
         return consolidation.consolidate(store, embedder, on_batch=on_batch)
+    finally:
+        store.close()
+
+
+def _header(store: MemoryStore, tenant: str) -> dict[str, Any]:
+    marker = store.stats(tenant).schema
+    return {"tenant": tenant, "schema": marker.get("version"), "model": marker.get("embedding_model"),
+            "dimension": marker.get("embedding_dimension")}
+
+
+def export_unchecked(settings: Settings, tenant: str) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """One tenant's export (as `Admin.export`) read without loading a model or checking the schema: a database
+    that a killed consolidation left unfinished included, which no memory opens."""
+    store = open_store(settings)
+    try:
+        tenant = validation.tenant(tenant)
+        return _header(store, tenant), list(store.export_records(tenant))
     finally:
         store.close()
 

@@ -3,12 +3,15 @@ writes lose no acknowledged write and leave no partial batch; the plan then comp
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from amem_graph import AgenticMemory, NoteInput, Settings
 from amem_graph.bench import chaos
+from amem_graph.consolidate import consolidate
+from amem_graph.embedding import Embedder, catalog
 
 
 def _assert_sound(result: dict) -> None:
@@ -51,3 +54,39 @@ def test_the_verification_finds_a_partial_batch(base_settings: Settings, tmp_pat
                                                                            strict=True)][:5])
     verdict = chaos._verify(env, "chaos-t", "embedded", {}, {"page-never-written"}, 0)
     assert verdict["partial_batches"] == 1 and verdict["lost"] == 1 and not verdict["sound"]
+
+
+@pytest.mark.slow
+@pytest.mark.embedded
+def test_kills_with_consolidations_in_the_plan_lose_nothing(
+    base_settings: Settings, tmp_path: Path, model_files: Callable[[catalog.ModelSpec, Path], None],
+) -> None:
+    """The plan moves the database to another model and back; a child opens it with the model it is marked
+    with, and first finishes a consolidation a kill stopped."""
+    model_files(catalog.E5_SMALL, base_settings.home)
+    result = chaos.run(base_settings, "embedded", kills=2, max_delay=1.5, workdir=tmp_path,
+                       consolidate_to=catalog.E5_SMALL.name)
+    _assert_sound(result)
+    assert result["maintenance"]["embedded_again"] > 0, result["maintenance"]
+
+
+class Stop(Exception):
+    """Stands for a kill between two batches of a consolidation."""
+
+
+@pytest.mark.embedded
+def test_the_verification_reads_a_database_a_killed_consolidation_left(base_settings: Settings, tmp_path: Path) -> None:
+    """No memory opens a database whose consolidation stopped midway; the verification reads it all the same."""
+    env = {"AMEM_STORE": "embedded", "AMEM_DATA_DIR": str(tmp_path / "embedded"), "HF_HUB_OFFLINE": "1"}
+    settings = Settings.from_env(env)
+    with AgenticMemory(settings, tenant="chaos-t") as memory:
+        ids = memory.add_many([NoteInput(content=t, source=s) for t, s in zip(
+            chaos.sentences(chaos.BATCH, seed=1000), chaos.planned_sources(0, "embedded"), strict=True)])
+
+        def stop(kind: str, _: int) -> None:
+            raise Stop(kind)
+
+        with pytest.raises(Stop):
+            consolidate(memory._store, Embedder.of(settings), on_batch=stop)
+    verdict = chaos._verify(env, "chaos-t", "embedded", dict.fromkeys(ids, 0), set(), 0)
+    assert verdict["sound"] and verdict["lost"] == 0 and "open_error" not in verdict, verdict

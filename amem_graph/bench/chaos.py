@@ -3,7 +3,8 @@ and nothing partial was left.
 
 A child process writes a fixed plan (bulk batches, analysed adds that evolve their neighbours, dialogue turns
 that promote segments, retention runs that archive half the notes a few per transaction, restores of archived
-notes, and on the embedded store, closes that write a snapshot), printing each step once it returned. At a
+notes, and on the embedded store, closes that write a snapshot; with a model to consolidate to, a consolidation of
+the database every `CONSOLIDATE_EVERY` steps, to that model and back in turn), printing each step once it returned. At a
 random moment the parent kills the embedded store's process, or the Neo4j server (then the child); restarts
 what it killed; and checks: the store opens, every acknowledged note and page is there, each bulk batch is whole
 or absent, and `check` passes. After the last kill the plan runs once more to the end (a whole cycle of its
@@ -26,10 +27,13 @@ import uuid
 from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from .. import admin
 from ..api import AgenticMemory
+from ..embedding import Embedder, canonical_model
 from ..errors import AmemError
 from ..invariants import check
 from ..models import NoteInput, RetentionPolicy
@@ -44,9 +48,10 @@ CHILD_ENV = {"AMEM_STM_CAPACITY": "2", "AMEM_PROMOTE_HEAT": "1", "AMEM_LLM_BASE_
 LLM_TIMEOUT_S = 0.5  # with --llm-faults: the child's timeout, which one request in ten hangs past
 
 
-MAINTENANCE = ("retain", "restore")  # the plan's maintenance steps: a retention run, a restore
+MAINTENANCE = ("retain", "restore", "consolidate")  # the plan's maintenance steps
 RETAIN_BATCH = 5  # notes a retention run archives per transaction in the plan: a kill can land between two
 RESTORED = 20  # notes a restore step brings back at most
+CONSOLIDATE_EVERY = 40  # steps: each consolidation embeds the whole database again
 
 
 def kinds(store: str) -> list[str]:
@@ -55,13 +60,21 @@ def kinds(store: str) -> list[str]:
             *(["snapshot"] if store == "embedded" else [])]
 
 
-def step_kind(step: int, store: str) -> str:
+def step_kind(step: int, store: str, to: str | None = None) -> str:
+    """The plan's step; with `to`, a model, every CONSOLIDATE_EVERY-th step is a consolidation."""
+    if to and step % CONSOLIDATE_EVERY == CONSOLIDATE_EVERY - 1:
+        return "consolidate"
     cycle = kinds(store)
     return cycle[step % len(cycle)]
 
 
-def planned_sources(step: int, store: str) -> list[str]:
-    kind = step_kind(step, store)
+def consolidation_target(step: int, first: str, to: str) -> str:
+    """The model a consolidation step moves the database to: `to`, then back to `first`, in turn."""
+    return to if (step // CONSOLIDATE_EVERY) % 2 == 0 else first
+
+
+def planned_sources(step: int, store: str, to: str | None = None) -> list[str]:
+    kind = step_kind(step, store, to)
     return [f"chaos:{step}:{i}" for i in range(BATCH)] if kind == "bulk" else [f"chaos:{step}"] if kind == "add" else []
 
 
@@ -71,17 +84,19 @@ def _texts(step: int) -> list[str]:
 
 # -- the child ------------------------------------------------------------------------------------
 
-def child(tenant: str, first: int, last: int) -> None:
+def child(tenant: str, first: int, last: int, to: str | None = None) -> None:
     """Run steps first..last of the plan, printing one JSON line per step that returned."""
     settings = Settings.from_env()
-    memory = AgenticMemory(settings, tenant=tenant)
+    first_model = settings.embedding_model
     print(json.dumps({"ready": True}), flush=True)
+    settings = _finish_consolidation(settings)  # one killed midway: the database opens only once it is done
+    memory = AgenticMemory(settings, tenant=tenant)
     try:
         for step in range(first, last + 1):
-            kind = step_kind(step, settings.store_kind)
+            kind = step_kind(step, settings.store_kind, to)
             texts = _texts(step)
             if kind == "bulk":
-                sources = planned_sources(step, settings.store_kind)
+                sources = planned_sources(step, settings.store_kind, to)
                 ids = memory.add_many([NoteInput(content=t, source=s) for t, s in zip(texts, sources, strict=True)])
                 done: dict[str, Any] = {"notes": ids}
             elif kind == "add":
@@ -95,6 +110,14 @@ def child(tenant: str, first: int, last: int) -> None:
             elif kind == "restore":
                 held = memory.list(limit=1_000, include_archived=True)
                 done = {"restored": memory.retention.restore([n.id for n in held if n.archived_at][:RESTORED])}
+            elif kind == "consolidate" and to:
+                target = replace(settings, embedding_model=consolidation_target(step, first_model, to))
+                memory.close()  # the embedded store serves one process; on Neo4j, this memory could write no more
+                counts = ({} if _model(target) == canonical_model(target.embedding_model)
+                          else admin.consolidate(target, Embedder.of(target)))  # done, but killed before it said so
+                settings = target
+                memory = AgenticMemory(settings, tenant=tenant)
+                done = {"embedded_again": sum(counts.values())}
             else:  # closing writes a snapshot of the whole graph; the next step opens it again
                 memory.close()
                 memory = AgenticMemory(settings, tenant=tenant)
@@ -104,14 +127,29 @@ def child(tenant: str, first: int, last: int) -> None:
         memory.close()
 
 
+def _model(settings: Settings) -> str | None:
+    """The model the database is marked with, or None while a consolidation is under way."""
+    marker = admin.database_stats(settings).schema
+    return None if marker.get("consolidating") else marker.get("embedding_model")
+
+
+def _finish_consolidation(settings: Settings) -> Settings:
+    """The settings for the database's model, after finishing a consolidation a kill stopped."""
+    marker = admin.database_stats(settings).schema
+    settings = replace(settings, embedding_model=marker.get("embedding_model") or settings.embedding_model)
+    if marker.get("consolidating"):
+        admin.consolidate(settings, Embedder.of(settings))
+    return settings
+
+
 # -- the parent -----------------------------------------------------------------------------------
 
 class _Child:
     """A child writer whose acknowledged steps are read as it prints them."""
 
-    def __init__(self, env: dict[str, str], tenant: str, first: int, last: int) -> None:
+    def __init__(self, env: dict[str, str], tenant: str, first: int, last: int, to: str | None = None) -> None:
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "amem_graph.bench.chaos", tenant, str(first), str(last)],
+            [sys.executable, "-m", "amem_graph.bench.chaos", tenant, str(first), str(last), to or ""],
             env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
         )
         self.steps: list[dict[str, Any]] = []
@@ -160,18 +198,19 @@ def _target(settings: Settings, store: str, workdir: Path, llm: Flaky | None
 
 
 def run(settings: Settings, store: str, *, kills: int, steps_per_child: int = 60, min_delay: float = 0.2,
-        max_delay: float = 3.0, seed: int = 7, llm_faults: bool = False, workdir: Path) -> dict[str, Any]:
+        max_delay: float = 3.0, seed: int = 7, llm_faults: bool = False, workdir: Path,
+        consolidate_to: str | None = None) -> dict[str, Any]:
     rng = random.Random(seed)
     tenant = f"chaos-{uuid.uuid4().hex[:8]}"
     acked_notes: dict[str, int] = {}  # note id → step
     acked_pages: set[str] = set()
     rounds: list[dict[str, Any]] = []
     next_step = 0
-    archived = restored = 0  # notes the acknowledged maintenance steps archived and restored
+    archived = restored = embedded_again = 0  # what the acknowledged maintenance steps archived, restored, embedded
     llm = Flaky(LLM_TIMEOUT_S, seed=seed) if llm_faults else None
     with _target(settings, store, workdir, llm) as (env, server):
         for _ in range(kills):
-            worker = _Child(env, tenant, next_step, next_step + steps_per_child - 1)
+            worker = _Child(env, tenant, next_step, next_step + steps_per_child - 1, consolidate_to)
             worker.ready.wait(300)  # once it writes: a kill while it loads the model would test nothing
             time.sleep(rng.uniform(min_delay, max_delay))
             if server is not None:
@@ -189,22 +228,25 @@ def run(settings: Settings, store: str, *, kills: int, steps_per_child: int = 60
                 acked_pages.update(record.get("pages", []))
                 archived += len(record.get("archived", []))
                 restored += len(record.get("restored", []))
+                embedded_again += record.get("embedded_again", 0)
             last = max((r["step"] for r in done), default=next_step - 1)
             rounds.append({"from_step": next_step, "acknowledged_steps": len(done),
-                           "killed_during": step_kind(last + 1, store),  # the step that had not returned
-                           **_verify(env, tenant, store, acked_notes, acked_pages, last)})
+                           "killed_during": step_kind(last + 1, store, consolidate_to),  # the step not returned
+                           **_verify(env, tenant, store, acked_notes, acked_pages, last, consolidate_to)})
             next_step = last + 1
         # The plan again from its start, to the end (a whole cycle at least, so that every kind of step ran):
         # repeats are skipped, the rest completes.
-        next_step = max(next_step, len(kinds(store)))
-        worker = _Child(env, tenant, 0, next_step - 1)
+        next_step = max(next_step, len(kinds(store)), CONSOLIDATE_EVERY if consolidate_to else 0)
+        worker = _Child(env, tenant, 0, next_step - 1, consolidate_to)
         done = worker.finish()
         for record in done:
             acked_notes.update({i: record["step"] for i in record.get("notes", [])})
             acked_pages.update(record.get("pages", []))
             archived += len(record.get("archived", []))
             restored += len(record.get("restored", []))
-        final = _verify(env, tenant, store, acked_notes, acked_pages, max(next_step - 1, 0), complete=True)
+            embedded_again += record.get("embedded_again", 0)
+        final = _verify(env, tenant, store, acked_notes, acked_pages, max(next_step - 1, 0), consolidate_to,
+                        complete=True)
         final["rerun_complete"] = sorted(r["step"] for r in done) == list(range(next_step))  # every step returned
         final["sound"] = final["sound"] and final["rerun_complete"]
     failed = [r for r in rounds if not r["sound"]]
@@ -219,7 +261,8 @@ def run(settings: Settings, store: str, *, kills: int, steps_per_child: int = 60
         "acknowledged": {"notes": len(acked_notes), "pages": len(acked_pages)},
         "killed_during": dict(Counter(r["killed_during"] for r in rounds)),
         "killed_during_maintenance": sum(1 for r in rounds if r["killed_during"] in MAINTENANCE),
-        "maintenance": {"archived": archived, "restored": restored},
+        "maintenance": {"archived": archived, "restored": restored, "embedded_again": embedded_again,
+                        "consolidated_to": consolidate_to},
         "rounds_unsound": len(failed),
         "lost": sum(r["lost"] for r in rounds) + final["lost"],
         "partial_batches": sum(r["partial_batches"] for r in rounds) + final["partial_batches"],
@@ -243,11 +286,17 @@ def _await_exit(pid: int) -> None:
 
 
 def _verify(env: dict[str, str], tenant: str, store: str, acked_notes: dict[str, int], acked_pages: set[str],
-            last_step: int, *, complete: bool = False) -> dict[str, Any]:
+            last_step: int, to: str | None = None, *, complete: bool = False) -> dict[str, Any]:
+    settings = Settings.from_env(env)
     try:
-        with AgenticMemory(Settings.from_env(env), tenant=tenant) as memory:
-            header, records = memory.admin.export()
-            records = list(records)
+        marker = admin.database_stats(settings).schema
+        if marker.get("consolidating"):  # a consolidation the kill stopped: no memory opens until it is done
+            header, records = admin.export_unchecked(settings, tenant)
+        else:
+            model = marker.get("embedding_model") or settings.embedding_model
+            with AgenticMemory(replace(settings, embedding_model=model), tenant=tenant) as memory:
+                header, records = memory.admin.export()
+                records = list(records)
     except AmemError as err:  # the store would not open: the worst outcome, reported as such
         return {"open_error": str(err), "lost": len(acked_notes), "partial_batches": 0, "invariant_violations": {},
                 "sound": False}
@@ -261,10 +310,10 @@ def _verify(env: dict[str, str], tenant: str, store: str, acked_notes: dict[str,
     partial = 0
     planned = 0
     for step in range(last_step + 1):
-        sources = planned_sources(step, store)
+        sources = planned_sources(step, store, to)
         held = sum(1 for s in sources if s in by_source)
         planned += len(sources)
-        partial += step_kind(step, store) == "bulk" and 0 < held < len(sources)
+        partial += step_kind(step, store, to) == "bulk" and 0 < held < len(sources)
     duplicated = sum(n - 1 for s, n in by_source.items() if s.startswith("chaos:") and n > 1)
     result: dict[str, Any] = {
         "lost": len(lost), "lost_ids": lost[:10], "partial_batches": partial, "duplicated": duplicated,
@@ -272,11 +321,12 @@ def _verify(env: dict[str, str], tenant: str, store: str, acked_notes: dict[str,
         "analyses": dict(Counter(props.get("analysis") or "none" for props in notes.values())),
     }
     if complete:
-        missing = sum(1 for step in range(last_step + 1) for s in planned_sources(step, store) if s not in by_source)
+        missing = sum(1 for step in range(last_step + 1) for s in planned_sources(step, store, to)
+                      if s not in by_source)
         result.update(planned_notes=planned, missing_after_rerun=missing)
     result["sound"] = not lost and not partial and not duplicated and report.sound and not result.get("missing_after_rerun")
     return result
 
 
 if __name__ == "__main__":
-    child(sys.argv[1], int(sys.argv[2]), int(sys.argv[3]))
+    child(sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4] if len(sys.argv) > 4 and sys.argv[4] else None)

@@ -184,6 +184,10 @@ def chaos(
     llm_faults: Annotated[bool, typer.Option(
         "--llm-faults", help="Analyse with a scripted model on loopback that hangs, resets, fails or is slow "
                              "one request in two")] = False,
+    consolidate_to: Annotated[str | None, typer.Option(
+        "--consolidate-to", metavar="MODEL",
+        help=f"Every {chaos_bench.CONSOLIDATE_EVERY} steps, a consolidation of the database to this embedding model "
+             "and back, in turn")] = None,
     json_out: JsonOutOption = None,
 ) -> None:
     """SIGKILL mid-write (the embedded store's process, or a private Neo4j server), repeatedly; after each, the
@@ -191,7 +195,7 @@ def chaos(
     with every note once. Exits 10 when something was lost or broken."""
     with tempfile.TemporaryDirectory(prefix="amem-chaos-") as workdir:
         result = chaos_bench.run(Settings.from_env(), store.value, kills=kills, max_delay=max_delay,
-                                 llm_faults=llm_faults, workdir=Path(workdir))
+                                 llm_faults=llm_faults, workdir=Path(workdir), consolidate_to=consolidate_to)
     print_json(result, also_to=json_out)
     if not result["sound"]:
         raise typer.Exit(10)
