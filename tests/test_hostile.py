@@ -1,15 +1,21 @@
 """Hostile input, generated (hypothesis), on both stores: arbitrary Unicode (lone surrogates, NUL, RTL marks,
-combining marks), huge and empty values, deeply nested metadata, tenants, ids and filters made of Cypher and
-Lucene syntax. Every call returns or raises a typed error; none writes outside its tenant.
+combining marks), huge and empty values (a 100,000-character word, only whitespace, mixed scripts), deeply
+nested metadata, tenants, ids and filters made of Cypher and Lucene syntax; times to read at in every form
+(naive, aware in any offset, far past and future, not ISO, before the tenant existed); retention policies of any
+value; embedding models that do not exist; every MCP tool with any arguments. Every call returns a correct answer
+or raises a typed error; none writes outside its tenant, and one refused changes nothing.
 
 Cases per test come from the hypothesis profile: `ci` (the default) keeps the suite short; the long run is
 `AMEM_HYPOTHESIS_PROFILE=long python -m pytest tests/test_hostile.py` (10,000 per test)."""
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
 import os
+from dataclasses import replace
+from datetime import datetime, timedelta, timezone
 from typing import Any
 
 import pytest
@@ -18,8 +24,10 @@ from hypothesis import strategies as st
 from langchain_core.documents import Document
 from langgraph.store.base import InvalidNamespaceError
 
-from amem_graph import AgenticMemory, AmemError
+from amem_graph import AgenticMemory, AmemError, RetentionPolicy, validation
+from amem_graph.embedding import Embedder
 from amem_graph.integrations.langchain import AmemStore, AmemVectorStore
+from amem_graph.integrations.mcp.tools import memory_server
 
 STORES = ("neo4j", "embedded")
 
@@ -32,6 +40,10 @@ settings.load_profile(os.environ.get("AMEM_HYPOTHESIS_PROFILE", "ci"))
 SYNTAX = ["'", '"', "`", "\\", "}", "{", ")", "(", "]", "[", "//", "/*", "*/", "$", ":", "-[:X]->", "MATCH (n)",
           "DETACH DELETE n", "tenant:", "AND", "OR", "NOT", "*", "?", "~", "^2", "+", "-", "!", "&&", "||",
           "content:x", "\x00", "\u202e", "\u0301", "\ud800", "\udfff", "\ufeff", "😀", "我", ""]
+# Texts for passages: one word of the most a note may hold, and past it; only whitespace; scripts mixed within
+# words; control characters; a surrogate half inside a long text.
+LONG = ["x" * 100_000, "x" * 100_001, " \t\n\u00a0\u2003" * 20_000, "Ωmega漢字عربيहिन्दी😀‮rtl‬ " * 3_000,
+        "\x01\x02\x1b[31mred\x7f " * 5_000, "a" * 50_000 + "\ud800" + "b" * 49_999]
 CLEAN = [t for t in SYNTAX if t.isprintable() and not any(0xD800 <= ord(c) <= 0xDFFF for c in t)]
 # Any code point (lone surrogates and controls included, which are refused), and as often text that is valid
 # but hostile (RTL marks, combining marks, Cypher and Lucene syntax), which must be stored and found as written.
@@ -42,6 +54,7 @@ hostile_text = st.one_of(
     st.lists(st.sampled_from(CLEAN) | st.text(st.characters(codec="utf-8", exclude_categories=("Cs", "Cc")), max_size=5),
              min_size=1, max_size=30).map("".join),
     st.sampled_from(["", " ", "\n" * 50, "a" * 25_000, "我" * 3_000]),
+    st.sampled_from(LONG),
 )
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=True) | hostile_text,
@@ -145,3 +158,139 @@ def test_the_cli_answers_with_a_documented_exit_code(cli_env: dict[str, str], cl
             continue  # no process can receive these in its argv: the OS refuses them before the CLI runs
         result = runner.invoke(app, args, env=cli_env)
         assert result.exit_code in (0, 2, 3), (args, result.exit_code, result.output[-500:])
+
+
+def _offset(minutes: int) -> timezone:
+    return timezone(timedelta(minutes=minutes))
+
+
+# Times to read at: naive and aware (any offset a datetime allows), from year 1 to 9999, as datetimes or ISO
+# strings, edge values, strings that are not ISO-8601, and values of other types.
+moments = st.one_of(
+    st.none(),
+    st.datetimes(),
+    st.datetimes(timezones=st.integers(-1439, 1439).map(_offset)),
+    st.datetimes(timezones=st.integers(-1439, 1439).map(_offset)).map(datetime.isoformat),
+    st.datetimes().map(datetime.isoformat),
+    st.sampled_from([datetime.min, datetime.max, datetime.min.replace(tzinfo=_offset(1439)),
+                     datetime.max.replace(tzinfo=_offset(-1439)), datetime.max.replace(tzinfo=timezone.utc),
+                     "0001-01-01T00:00:00+23:59", "9999-12-31T23:59:59.999999-23:59", "1970-01-01T00:00:00Z",
+                     "2023-05-08", "2023-02-30T00:00:00Z", "2023-05-08T25:00:00Z", "2023-W19-1", "1683554160",
+                     "yesterday", "now", "", " ", "2023-05-08T13:56:00.123456789Z", "+002023-05-08"]),
+    hostile_text,
+    st.integers() | st.floats(allow_nan=True) | st.booleans() | st.dates(),
+)
+
+
+@pytest.fixture
+def recorded(memory: AgenticMemory) -> Any:
+    """A note with a history (created, updated), and when it was created: what a read at any time is checked
+    against."""
+    note = memory.add("Gina opened a bakery on Main Street.", tags=["work"])
+    memory.update(note.id, content="Gina opened a bakery and a cafe on Main Street.", reason="she grew")
+    return memory.get(note.id)
+
+
+@given(as_of=moments, valid_at=moments, query=st.sampled_from(["bakery", "Gina", "cafe"]) | hostile_text)
+def test_reads_at_any_time_answer_as_of_then_or_are_typed_errors(memory: AgenticMemory, bystander: Any, recorded: Any,
+                                                                 as_of: Any, valid_at: Any, query: str) -> None:
+    try:
+        at = validation.event_time(as_of, "as_of")
+    except AmemError:
+        at = "refused"
+    hits = typed(lambda: memory.search(query, k=3, as_of=as_of, valid_at=valid_at))
+    got = typed(lambda: memory.get(recorded.id, as_of=as_of))
+    history = typed(lambda: memory.history(recorded.id, as_of=as_of))
+    typed(lambda: memory.context_for(query, as_of=as_of))
+    event("answered" if got is not None else "refused")
+    if at == "refused":
+        assert hits is None and got is None and history is None
+    elif at is not None and at < recorded.created_at:  # before the note existed: it is not there
+        assert got is None and not any(h.note.id == recorded.id for h in hits or ())
+    elif at is not None and at >= recorded.updated_at:  # since its last version: as it is now
+        assert got is not None and got.content == recorded.content
+    assert hits is None or all(hit.note.tenant == memory.tenant for hit in hits)
+    assert bystander()
+
+
+policy_values = st.one_of(st.none(), st.integers(), st.floats(allow_nan=True, allow_infinity=True), st.booleans(),
+                          st.sampled_from([0, -1, 10**30, -0.0, 1e-300, 2**63]), hostile_text, st.lists(st.integers()))
+
+
+@given(max_notes=policy_values, unused_days=policy_values, min_heat=policy_values, batch=policy_values)
+def test_retention_policies_of_any_value_archive_what_they_say_or_change_nothing(
+    memory: AgenticMemory, bystander: Any, max_notes: Any, unused_days: Any, min_heat: Any, batch: Any,
+) -> None:
+    if not memory.list(limit=3):
+        memory.add_many([f"Note {i}: Gina talked about the bakery." for i in range(3)])
+    policy = RetentionPolicy(max_notes=max_notes, unused_days=unused_days, min_heat=min_heat)
+    plan = typed(lambda: memory.retention.plan(policy))
+    before = fingerprint(memory, memory.tenant)
+    ran = typed(lambda: memory.retention.run(policy, batch=batch))
+    event("ran" if ran is not None else "refused")
+    if ran is None:
+        assert fingerprint(memory, memory.tenant) == before  # refused: nothing archived
+    else:
+        assert plan is not None and {a.note_id for a in ran} == {a.note_id for a in plan}
+        archived = {n.id for n in memory.list(limit=100, include_archived=True) if n.archived_at}
+        assert {a.note_id for a in ran} <= archived
+        memory.retention.restore(sorted(archived))
+    stored = typed(lambda: memory.retention.set_policy(policy))
+    assert stored is None or memory.retention.policy() in (policy, None)
+    assert bystander()
+
+
+MODELS = st.one_of(hostile_text, st.sampled_from([
+    "sentence-transformers/not-a-model", "intfloat/e5-small-v2-typo", "../../../etc", "/", ".", "/dev/null",
+    "http://127.0.0.1:9/model", "all-MiniLM-L6-v2 ", "ALL-MINILM-L6-V2", "onnx-int8", "x" * 5_000]))
+
+
+@given(model=MODELS)
+def test_a_model_that_does_not_exist_is_a_typed_error_and_changes_nothing(memory: AgenticMemory, bystander: Any,
+                                                                          model: str) -> None:
+    """Opening a memory, or moving the database, with a model that cannot load: a typed error, the database as
+    it was (its marker names the model it had)."""
+    marker = memory.stats().schema
+    settings = replace(memory.settings, embedding_model=model)
+    embedder = typed(lambda: Embedder.of(settings))
+    event("loaded" if embedder is not None else "refused")
+    if embedder is not None:  # a name of the model in use, or one the table knows: opening checks the marker
+        shared = memory._store if memory.admin.kind == "embedded" else None
+        opened = typed(lambda: AgenticMemory(settings, tenant=memory.tenant, store=shared, embedder=embedder))
+        if opened is not None:
+            assert embedder.model_name == memory.embedder.model_name or not marker.get("embedding_model")
+            if shared is None:
+                opened.close()
+    assert memory.stats().schema == marker
+    assert bystander()
+
+
+TOOLS = ["add_memory", "import_memories", "search_memory", "memory_context", "get_memory", "memory_history",
+         "revert_memory", "delete_memory", "add_turn", "dialogue_context", "persona", "entity", "retention_plan",
+         "retention_run", "restore_memory"]
+ARGUMENTS = ["content", "notes", "query", "k", "hops", "as_of", "valid_at", "id", "version", "ids", "session_id",
+             "user", "assistant", "kinds", "name", "max_notes", "unused_days", "min_heat", "tags", "source",
+             "speaker", "event_time", "tenant", "include_archived", "include_superseded"]
+
+
+@pytest.fixture
+def tools(memory: AgenticMemory) -> Any:
+    return memory_server(memory)
+
+
+@given(name=st.sampled_from(TOOLS) | hostile_text,
+       arguments=st.dictionaries(st.sampled_from(ARGUMENTS) | hostile_text, json_values | moments.map(str), max_size=6))
+def test_every_mcp_tool_takes_any_arguments_without_a_crash(tools: Any, bystander: Any, name: str,
+                                                            arguments: dict[str, Any]) -> None:
+    """An MCP tool answers or returns a tool error the model can read (isError); a crash (the SDK's
+    UnexpectedToolError: a traceback kept on the server, what HTTP would serve as an internal error) fails."""
+    from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
+
+    try:
+        asyncio.run(tools.call_tool(name, arguments))
+        event("answered")
+    except UnexpectedToolError as crash:
+        raise AssertionError(f"{name}({arguments!r}) crashed: {crash.__cause__!r}") from crash
+    except ToolError:
+        event("tool error")
+    assert bystander()

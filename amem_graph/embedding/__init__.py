@@ -19,7 +19,7 @@ from typing import Literal
 
 import numpy as np
 
-from ..errors import AmemError
+from ..errors import AmemError, InvalidInput
 from ..log import event
 from ..models import Passage
 from ..settings import DEFAULT_MODEL, EMBEDDING_BACKENDS, Settings, default_home
@@ -28,6 +28,7 @@ from . import bert, catalog, download, onnx, packaged, passages
 canonical_model = catalog.canonical  # one name per model: an alias and its hub id compare equal
 
 Backend = Literal["torch", "onnx", "onnx-int8"]
+MAX_MODEL_CHARS = 1_000  # a hub id, or a folder's path
 
 
 def resolve_model(name: str, home: Path) -> str:
@@ -164,6 +165,10 @@ class Embedder:
     ) -> None:
         if backend not in EMBEDDING_BACKENDS:
             raise AmemError(f"embedding backend must be one of {', '.join(EMBEDDING_BACKENDS)}, got {backend!r}")
+        if not isinstance(model, str) or not model.strip() or model != model.strip() or len(model) > MAX_MODEL_CHARS \
+                or not model.isprintable():
+            raise InvalidInput(f"an embedding model is a hub id or a folder (printable, at most {MAX_MODEL_CHARS} "
+                               f"characters, no surrounding spaces), not {str(model)[:80]!r}")
         self.model_name = model
         self.batch_size = batch_size
         self.requested = backend
@@ -213,7 +218,9 @@ class Embedder:
             return known
         model = _load(self.model_name, self.home)
         getter = getattr(model, "get_embedding_dimension", None) or model.get_sentence_embedding_dimension
-        return int(getter())
+        if not isinstance(found := getter(), int) or found < 1:
+            raise AmemError(f"embedding model {self.model_name!r} does not say the size of its vectors")
+        return found
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         """Vectors of what is stored and compared with other stored text: notes, passages, pages, facts (the
