@@ -97,7 +97,13 @@ def event_time(value: Any, name: str = "event time") -> datetime | None:
             raise InvalidInput(f"{name} {value!r} is not an ISO-8601 date-time") from None
     if not isinstance(value, datetime):
         raise InvalidInput(f"{name} must be a datetime, got {type(value).__name__}")
-    return to_millis(value if value.tzinfo else value.replace(tzinfo=timezone.utc))
+    value = value if value.tzinfo else value.replace(tzinfo=timezone.utc)
+    try:
+        value.astimezone(timezone.utc)  # what a store compares and Neo4j's driver sends: it must exist
+    except OverflowError:
+        raise InvalidInput(f"{name} {value.isoformat()} is out of range: in UTC it falls before year 1 or after "
+                           "year 9999") from None
+    return to_millis(value)
 
 
 def to_millis(value: datetime) -> datetime:

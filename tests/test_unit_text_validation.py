@@ -53,6 +53,11 @@ def test_times_are_kept_to_the_millisecond_in_their_zone() -> None:
     assert v.event_time(None) is None
     with pytest.raises(InvalidInput, match="must be a datetime"):
         v.event_time(1_700_000_000)
+    # Year 1 east of UTC, or year 9999 west of it, is no time in UTC: what stores compare and the driver sends.
+    for outside in ("0001-01-01T00:00:00+23:59", datetime.max.replace(tzinfo=timezone(timedelta(minutes=-1439)))):
+        with pytest.raises(InvalidInput, match="out of range"):
+            v.event_time(outside)
+    assert v.event_time("0001-01-01T00:00:00-01:00").year == 1
 
 
 def test_labels_are_capped() -> None:
