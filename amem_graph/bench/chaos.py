@@ -2,7 +2,7 @@
 and nothing partial was left.
 
 A child process writes a fixed plan (bulk batches, analysed adds that evolve their neighbours, dialogue turns
-that promote segments, retention runs that archive half the notes a few per transaction, restores of archived
+that promote segments, retention runs that archive half the notes one per transaction, restores of archived
 notes, and on the embedded store, closes that write a snapshot; with a model to consolidate to, a consolidation of
 the database every `CONSOLIDATE_EVERY` steps, to that model and back in turn), printing each step once it returned. At a
 random moment the parent kills the embedded store's process, or the Neo4j server (then the child); restarts
@@ -49,7 +49,7 @@ LLM_TIMEOUT_S = 0.5  # with --llm-faults: the child's timeout, which one request
 
 
 MAINTENANCE = ("retain", "restore", "consolidate")  # the plan's maintenance steps
-RETAIN_BATCH = 5  # notes a retention run archives per transaction in the plan: a kill can land between two
+RETAIN_BATCH = 1  # notes a retention run archives per transaction in the plan: a kill lands between two often
 RESTORED = 20  # notes a restore step brings back at most
 CONSOLIDATE_EVERY = 40  # steps: each consolidation embeds the whole database again
 
