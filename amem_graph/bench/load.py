@@ -303,6 +303,13 @@ def _consolidation(engine: _Engine, ledger: _Ledger, to: str, at: float, moved: 
     """At `at`, the database moved to the model `to`; then the threads go on with a memory of that model. The
     embedded store serves one process: the threads wait while it is closed for the move."""
     time.sleep(max(0.0, at - time.monotonic()))
+    try:
+        _move(engine, ledger, to, moved)
+    except Exception as err:  # the run is unsound: say why
+        moved.append({"error": f"{type(err).__name__}: {err}"})
+
+
+def _move(engine: _Engine, ledger: _Ledger, to: str, moved: list[dict[str, Any]]) -> None:
     old = engine.memory
     settings = replace(old.settings, embedding_model=to)
     embedder = Embedder.of(settings)
