@@ -3,7 +3,6 @@
 // lock, so a writer that read the marker before it began commits before it does. A tenant's first write has no
 // lock yet for the consolidation to take: it takes the marker's instead.
 @tenant_lock
-WITH lock
 OPTIONAL MATCH (s:AmemSchema {name: 'amem-graph'})
 FOREACH (_ IN CASE WHEN lock.writes = 1 AND s IS NOT NULL THEN [1] ELSE [] END |
   SET s.tenant_locks = coalesce(s.tenant_locks, 0) + 1)
