@@ -107,7 +107,8 @@ def test_an_interrupted_consolidation_of_neo4j_resumes_after_its_last_batch(neo4
     next run does only the rest."""
     from amem_graph.store import open_store
 
-    with AgenticMemory(neo4j_settings, tenant=f"consolidate-{os.getpid()}") as memory:
+    tenant = f"consolidate-{os.getpid()}"
+    with AgenticMemory(neo4j_settings, tenant=tenant) as memory:
         memory.add_many(sentences(BATCH + 10))
         held = memory.stats().labels.get("Note", 0)
     store = open_store(neo4j_settings)
@@ -129,6 +130,8 @@ def test_an_interrupted_consolidation_of_neo4j_resumes_after_its_last_batch(neo4
         if store.schema_state().consolidating:  # the shared database opens for the other tests, whatever happened
             consolidate(store, embedder)
         store.close()
+        with AgenticMemory(neo4j_settings, tenant=tenant) as memory:
+            memory.admin.delete_tenant(tenant)
 
 
 def test_a_memory_open_while_a_consolidation_runs_writes_nothing_and_searches_by_keyword(memory: AgenticMemory) -> None:
