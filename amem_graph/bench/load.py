@@ -173,7 +173,8 @@ def run(memory: AgenticMemory, *, writers: int, readers: int, tenants: int, seco
                              name=f"load-reader-{r}")
             for r in range(readers)
         ] + ([
-            threading.Thread(target=_retention, args=(engine, ledger, seed + 300, names, deadline), name="load-retention"),
+            threading.Thread(target=_retention, args=(engine, ledger, idle, seed + 300, names, deadline),
+                             name="load-retention"),
             threading.Thread(target=_restorer, args=(engine, ledger, seed + 301, names, deadline), name="load-restore"),
         ] if maintenance else [])
         moving: list[dict[str, Any]] = []
@@ -209,7 +210,7 @@ def run(memory: AgenticMemory, *, writers: int, readers: int, tenants: int, seco
         "idle_latency_ms": {op: _percentiles(v) for op, v in sorted(idle.latency.items())},
         "errors": dict(ledger.errors + idle.errors),
         "update_conflicts": ledger.conflicts,
-        "maintenance": dict(sorted(ledger.maintenance.items())) if maintenance or consolidate_to else None,
+        "maintenance": _maintenance_counts(ledger, maintenance, consolidate_to),
         "consolidation": None if moved is None else {**moved, "refused_writes": dict(sorted(ledger.refused.items()))},
         "retries": dict(events.counts),
         **verdict,
@@ -338,13 +339,22 @@ def _move(engine: _Engine, ledger: _Ledger, to: str, moved: list[dict[str, Any]]
                   "threads_waited_s": round(closed_s, 1)})
 
 
-def _retention(engine: _Engine, ledger: _Ledger, seed: int, names: list[str], deadline: float) -> None:
-    """Retention runs, a tenant at a time, each archiving the coldest notes past `KEEP` of those acknowledged."""
+def _maintenance_counts(ledger: _Ledger, maintenance: bool, consolidate_to: str | None) -> dict[str, int] | None:
+    """Every count of the maintenance asked for, zero included: a run that archived nothing says so."""
+    names = (["archived", "restored", "restores", "retention_runs"] if maintenance else []) + (
+        ["migrated"] if consolidate_to else [])
+    return {name: ledger.maintenance[name] for name in names} or None
+
+
+def _retention(engine: _Engine, ledger: _Ledger, before: _Ledger, seed: int, names: list[str], deadline: float
+               ) -> None:
+    """Retention runs, a tenant at a time, each archiving the coldest notes past `KEEP` of those acknowledged
+    (the notes written `before` the load count: a short run archives from its first round)."""
     rng = random.Random(seed)
     while time.monotonic() < deadline:
         tenant = _tenant(rng, names)
         with ledger.lock:
-            acknowledged = sum(1 for owner, _ in ledger.notes.values() if owner == tenant)
+            acknowledged = sum(1 for owner, _ in [*before.notes.values(), *ledger.notes.values()] if owner == tenant)
         if acknowledged >= 10:
             policy = RetentionPolicy(max_notes=int(acknowledged * KEEP))
             with engine.use() as memory:
