@@ -34,7 +34,7 @@ from typing import Any
 from .. import admin
 from ..api import AgenticMemory
 from ..embedding import Embedder, canonical_model
-from ..errors import AmemError
+from ..errors import AmemError, SchemaMismatch
 from ..invariants import check
 from ..models import NoteInput, RetentionPolicy
 from ..server import free_port, private_server
@@ -84,13 +84,12 @@ def _texts(step: int) -> list[str]:
 
 # -- the child ------------------------------------------------------------------------------------
 
-def child(tenant: str, first: int, last: int, to: str | None = None) -> None:
-    """Run steps first..last of the plan, printing one JSON line per step that returned."""
-    settings = Settings.from_env()
-    first_model = settings.embedding_model
+def child(tenant: str, first: int, last: int, to: str | None = None, plan_model: str | None = None) -> None:
+    """Run steps first..last of the plan, printing one JSON line per step that returned. The settings name the
+    model the database was on when the parent last heard; `plan_model` is the plan's first model."""
     print(json.dumps({"ready": True}), flush=True)
-    settings = _finish_consolidation(settings)  # one killed midway: the database opens only once it is done
-    memory = AgenticMemory(settings, tenant=tenant)
+    settings, memory = _opened(Settings.from_env(), tenant)
+    first_model = plan_model or settings.embedding_model
     try:
         for step in range(first, last + 1):
             kind = step_kind(step, settings.store_kind, to)
@@ -117,7 +116,7 @@ def child(tenant: str, first: int, last: int, to: str | None = None) -> None:
                           else admin.consolidate(target, Embedder.of(target)))  # done, but killed before it said so
                 settings = target
                 memory = AgenticMemory(settings, tenant=tenant)
-                done = {"embedded_again": sum(counts.values())}
+                done = {"embedded_again": sum(counts.values()), "model": settings.embedding_model}
             else:  # closing writes a snapshot of the whole graph; the next step opens it again
                 memory.close()
                 memory = AgenticMemory(settings, tenant=tenant)
@@ -133,13 +132,17 @@ def _model(settings: Settings) -> str | None:
     return None if marker.get("consolidating") else marker.get("embedding_model")
 
 
-def _finish_consolidation(settings: Settings) -> Settings:
-    """The settings for the database's model, after finishing a consolidation a kill stopped."""
-    marker = admin.database_stats(settings).schema
-    settings = replace(settings, embedding_model=marker.get("embedding_model") or settings.embedding_model)
-    if marker.get("consolidating"):
-        admin.consolidate(settings, Embedder.of(settings))
-    return settings
+def _opened(settings: Settings, tenant: str) -> tuple[Settings, AgenticMemory]:
+    """A memory on the database's model: the settings' if the database is on it (one load of an embedded
+    store); else the marker's, after finishing a consolidation a kill stopped."""
+    try:
+        return settings, AgenticMemory(settings, tenant=tenant)
+    except SchemaMismatch:
+        marker = admin.database_stats(settings).schema
+        settings = replace(settings, embedding_model=marker.get("embedding_model") or settings.embedding_model)
+        if marker.get("consolidating"):
+            admin.consolidate(settings, Embedder.of(settings))
+        return settings, AgenticMemory(settings, tenant=tenant)
 
 
 # -- the parent -----------------------------------------------------------------------------------
@@ -147,9 +150,10 @@ def _finish_consolidation(settings: Settings) -> Settings:
 class _Child:
     """A child writer whose acknowledged steps are read as it prints them."""
 
-    def __init__(self, env: dict[str, str], tenant: str, first: int, last: int, to: str | None = None) -> None:
+    def __init__(self, env: dict[str, str], tenant: str, first: int, last: int, to: str | None = None,
+                 plan_model: str = "") -> None:
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "amem_graph.bench.chaos", tenant, str(first), str(last), to or ""],
+            [sys.executable, "-m", "amem_graph.bench.chaos", tenant, str(first), str(last), to or "", plan_model],
             env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
         )
         self.steps: list[dict[str, Any]] = []
@@ -209,8 +213,21 @@ def run(settings: Settings, store: str, *, kills: int, steps_per_child: int = 60
     archived = restored = embedded_again = 0  # what the acknowledged maintenance steps archived, restored, embedded
     llm = Flaky(LLM_TIMEOUT_S, seed=seed) if llm_faults else None
     with _target(settings, store, workdir, llm) as (env, server):
+        plan_model = Settings.from_env(env).embedding_model
+
+        def tally(done: list[dict[str, Any]]) -> None:
+            nonlocal archived, restored, embedded_again
+            for record in done:
+                acked_notes.update({i: record["step"] for i in record.get("notes", [])})
+                acked_pages.update(record.get("pages", []))
+                archived += len(record.get("archived", []))
+                restored += len(record.get("restored", []))
+                embedded_again += record.get("embedded_again", 0)
+                if record.get("model"):  # the next child opens on it first (a load of the embedded store saved)
+                    env["AMEM_EMBEDDING_MODEL"] = record["model"]
+
         for _ in range(kills):
-            worker = _Child(env, tenant, next_step, next_step + steps_per_child - 1, consolidate_to)
+            worker = _Child(env, tenant, next_step, next_step + steps_per_child - 1, consolidate_to, plan_model)
             worker.ready.wait(300)  # once it writes: a kill while it loads the model would test nothing
             time.sleep(rng.uniform(min_delay, max_delay))
             if server is not None:
@@ -223,12 +240,7 @@ def run(settings: Settings, store: str, *, kills: int, steps_per_child: int = 60
                 # New ports: the old ones are ephemeral-range ports that a client socket may hold by now.
                 info = server.start(bolt_port=free_port(), http_port=free_port())
                 env["NEO4J_URI"] = info.uri
-            for record in done:
-                acked_notes.update({i: record["step"] for i in record.get("notes", [])})
-                acked_pages.update(record.get("pages", []))
-                archived += len(record.get("archived", []))
-                restored += len(record.get("restored", []))
-                embedded_again += record.get("embedded_again", 0)
+            tally(done)
             last = max((r["step"] for r in done), default=next_step - 1)
             rounds.append({"from_step": next_step, "acknowledged_steps": len(done),
                            "killed_during": step_kind(last + 1, store, consolidate_to),  # the step not returned
@@ -237,14 +249,9 @@ def run(settings: Settings, store: str, *, kills: int, steps_per_child: int = 60
         # The plan again from its start, to the end (a whole cycle at least, so that every kind of step ran):
         # repeats are skipped, the rest completes.
         next_step = max(next_step, len(kinds(store)), CONSOLIDATE_EVERY if consolidate_to else 0)
-        worker = _Child(env, tenant, 0, next_step - 1, consolidate_to)
+        worker = _Child(env, tenant, 0, next_step - 1, consolidate_to, plan_model)
         done = worker.finish()
-        for record in done:
-            acked_notes.update({i: record["step"] for i in record.get("notes", [])})
-            acked_pages.update(record.get("pages", []))
-            archived += len(record.get("archived", []))
-            restored += len(record.get("restored", []))
-            embedded_again += record.get("embedded_again", 0)
+        tally(done)
         final = _verify(env, tenant, store, acked_notes, acked_pages, max(next_step - 1, 0), consolidate_to,
                         complete=True)
         final["rerun_complete"] = sorted(r["step"] for r in done) == list(range(next_step))  # every step returned
@@ -288,15 +295,21 @@ def _await_exit(pid: int) -> None:
 def _verify(env: dict[str, str], tenant: str, store: str, acked_notes: dict[str, int], acked_pages: set[str],
             last_step: int, to: str | None = None, *, complete: bool = False) -> dict[str, Any]:
     settings = Settings.from_env(env)
+
+    def exported(model: str) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+        with AgenticMemory(replace(settings, embedding_model=model), tenant=tenant) as memory:
+            header, records = memory.admin.export()
+            return header, list(records)
+
     try:
-        marker = admin.database_stats(settings).schema
-        if marker.get("consolidating"):  # a consolidation the kill stopped: no memory opens until it is done
-            header, records = admin.export_unchecked(settings, tenant)
-        else:
-            model = marker.get("embedding_model") or settings.embedding_model
-            with AgenticMemory(replace(settings, embedding_model=model), tenant=tenant) as memory:
-                header, records = memory.admin.export()
-                records = list(records)
+        try:  # on the model the parent last heard of: one load of an embedded store
+            header, records = exported(settings.embedding_model)
+        except SchemaMismatch:
+            marker = admin.database_stats(settings).schema
+            if marker.get("consolidating"):  # a consolidation the kill stopped: no memory opens until it is done
+                header, records = admin.export_unchecked(settings, tenant)
+            else:
+                header, records = exported(marker["embedding_model"])
     except AmemError as err:  # the store would not open: the worst outcome, reported as such
         return {"open_error": str(err), "lost": len(acked_notes), "partial_batches": 0, "invariant_violations": {},
                 "sound": False}
@@ -329,4 +342,4 @@ def _verify(env: dict[str, str], tenant: str, store: str, acked_notes: dict[str,
 
 
 if __name__ == "__main__":
-    child(sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4] if len(sys.argv) > 4 and sys.argv[4] else None)
+    child(sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), *[a or None for a in sys.argv[4:6]])
