@@ -1,6 +1,8 @@
 """amem-graph: agentic memory for LLM agents as a Zettelkasten of linked, evolving notes in Neo4j."""
 
 from .api import AgenticMemory
+from .core import moved
+from .core.tuning import Tuning
 from .errors import (
     AmemError,
     EntityNotFound,
@@ -13,7 +15,6 @@ from .errors import (
 )
 from .models import LINK_TYPES, Archival, Entity, Link, Note, NoteInput, RetentionPolicy, SearchHit
 from .settings import Settings
-from .tuning import Tuning
 
 __all__ = [
     "LINK_TYPES",
@@ -37,3 +38,5 @@ __all__ = [
     "Tuning",
 ]
 __version__ = "0.1.0"
+
+moved.install()

@@ -13,16 +13,16 @@ from typing import Any
 
 import numpy as np
 
-from . import schema, timeline, validation, warmup
-from .admin import Admin
-from .attachments import Attachments
+from .core import timeline, validation
+from .core.log import event, operation, report
 from .embedding import Embedder, composite_text
 from .entities.extract import default_extractor, extract, mention_rows, note_mentions
 from .entities.lookup import Entities
 from .errors import EvolutionConflict, InvalidInput, LLMNotConfigured, NoteNotFound
-from .evolution import Evolver, identity, neighbourhood_text, revise_if_current
 from .llm import Analyser, HeuristicAnalyser, LLMAnalyser, LLMClient
-from .log import event, operation, report
+from .maintenance import schema, warmup
+from .maintenance.admin import Admin
+from .maintenance.retention import Retention
 from .models import (
     MAX_HOPS,
     Link,
@@ -36,14 +36,15 @@ from .models import (
     SearchFilter,
     SearchHit,
 )
-from .network import Network
-from .retention import Retention
-from .retrieval import MODES, Mode, Retriever, Tuning, format_context
+from .read.network import Network
+from .read.retrieval import MODES, Mode, Retriever, Tuning, format_context
 from .settings import Settings
 from .store import MemoryStore, StoreStats, open_store
 from .store.base import NoteRevision, Tx
 from .store.records import note_row, passage_rows
 from .tiers import HeuristicTierAnalyser, LLMTierAnalyser, MemoryTiers, TierContext
+from .write.attachments import Attachments
+from .write.evolution import Evolver, identity, neighbourhood_text, revise_if_current
 
 MAX_K = 1_000
 

@@ -9,8 +9,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypeVar
 
+from .core.tuning import Tuning
 from .errors import InvalidInput
-from .tuning import Tuning
 
 DEFAULT_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
 STORES = ("auto", "neo4j", "embedded")

@@ -21,9 +21,10 @@ from hypothesis import strategies as st
 from mcp import Client
 from typer.testing import CliRunner
 
-from amem_graph import AgenticMemory, validation
+from amem_graph import AgenticMemory
 from amem_graph.bench.scripted_llm import Answer, ScriptedLLM
 from amem_graph.cli import app
+from amem_graph.core import validation
 from amem_graph.errors import EntityNotFound, InvalidInput, NoteNotFound
 from amem_graph.integrations.langchain import AmemRetriever, SearchMemoriesTool
 from amem_graph.integrations.mcp import memory_server

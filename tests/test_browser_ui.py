@@ -15,8 +15,9 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from amem_graph import AgenticMemory, cypher
+from amem_graph import AgenticMemory
 from amem_graph.server import ConnectionInfo
+from amem_graph.store import cypher
 
 from .chromium import TIMEOUT_MS, unavailable
 

@@ -10,8 +10,8 @@ import pytest
 
 from amem_graph import AgenticMemory, NoteInput, Settings
 from amem_graph.bench import chaos
-from amem_graph.consolidate import consolidate
 from amem_graph.embedding import Embedder, catalog
+from amem_graph.maintenance.consolidate import consolidate
 
 
 def _assert_sound(result: dict) -> None:

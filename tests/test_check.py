@@ -1,4 +1,4 @@
-"""`check` (amem_graph/invariants.py): a tenant the engine wrote is sound on both stores, and each rule finds
+"""`check` (amem_graph/maintenance/invariants.py): a tenant the engine wrote is sound on both stores, and each rule finds
 the damage it names (a tenant imported from an export with that damage made to it)."""
 
 from __future__ import annotations

@@ -7,9 +7,10 @@ import json
 import pytest
 from typer.testing import CliRunner
 
-from amem_graph import AgenticMemory, Settings, cypher
+from amem_graph import AgenticMemory, Settings
 from amem_graph.cli import app
 from amem_graph.server import LocalNeo4j
+from amem_graph.store import cypher
 from amem_graph.store.base import SCHEMA_VERSION
 
 from .conftest import free_port

@@ -17,9 +17,9 @@ import pytest
 
 from amem_graph import AgenticMemory, Settings
 from amem_graph.bench.texts import sentences
-from amem_graph.consolidate import BATCH, consolidate
 from amem_graph.embedding import Embedder, catalog, composite_text
 from amem_graph.errors import SchemaMismatch
+from amem_graph.maintenance.consolidate import BATCH, consolidate
 from amem_graph.store.embedded.store import EmbeddedStore
 
 pytestmark = pytest.mark.slow

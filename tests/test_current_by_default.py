@@ -14,11 +14,12 @@ import pytest
 from mcp import Client
 from typer.testing import CliRunner
 
-from amem_graph import AgenticMemory, cypher
+from amem_graph import AgenticMemory
 from amem_graph.bench.scripted_llm import Answer, ScriptedLLM
 from amem_graph.cli import app
 from amem_graph.integrations.langchain import AmemRetriever, AmemStore, AmemVectorStore, SearchMemoriesTool
 from amem_graph.integrations.mcp import memory_server
+from amem_graph.store import cypher
 
 STORES = ("neo4j", "embedded")
 OLD, NEW = "Gina works at Door Dash as a driver.", "Gina lost her driver job at Door Dash."

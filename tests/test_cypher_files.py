@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from amem_graph import cypher
+from amem_graph.store import cypher
 
 pytestmark = pytest.mark.embedded  # no store: the files and the code only
 

@@ -193,9 +193,9 @@ def test_a_server_lost_during_a_consolidation_leaves_whole_batches_and_it_resume
     it raises StoreUnavailable within a small multiple of the timeout, the database refuses to open (the marker
     says where it stopped), and run again once the server is back it embeds exactly the rest. The model is
     kept: the test database is shared."""
-    from amem_graph.consolidate import BATCH, consolidate
     from amem_graph.embedding import Embedder
     from amem_graph.errors import SchemaMismatch
+    from amem_graph.maintenance.consolidate import BATCH, consolidate
     from amem_graph.store import open_store
 
     settings = replace(neo4j_settings, neo4j_uri=f"bolt://127.0.0.1:{cuttable.port}", neo4j_timeout_s=1.0)

@@ -115,7 +115,7 @@ def test_one_process_owns_a_folder(tmp_path: Path) -> None:
 
 
 def test_the_store_writes_a_snapshot_only_after_changes(tmp_path: Path) -> None:
-    from amem_graph import schema
+    from amem_graph.maintenance import schema
     from amem_graph.store.embedded.store import EmbeddedStore
 
     store = EmbeddedStore(tmp_path)
@@ -166,8 +166,8 @@ def test_consolidation_re_embeds_the_embedded_store(tmp_path: Path, settings) ->
     from dataclasses import replace
 
     from amem_graph import AgenticMemory
-    from amem_graph.consolidate import consolidate
     from amem_graph.errors import SchemaMismatch
+    from amem_graph.maintenance.consolidate import consolidate
     from amem_graph.store.base import SCHEMA_VERSION
     from amem_graph.store.embedded.store import EmbeddedStore
 

@@ -7,9 +7,10 @@ from datetime import datetime, timezone
 
 import pytest
 
-from amem_graph import AgenticMemory, EntityNotFound, InvalidInput, validation
+from amem_graph import AgenticMemory, EntityNotFound, InvalidInput
+from amem_graph.core import validation
+from amem_graph.core.entity_keys import entity_key, singular
 from amem_graph.entities.extract import RuleExtractor, default_extractor, extract, model_path, note_mentions
-from amem_graph.entities.keys import entity_key, singular
 from amem_graph.models import NoteInput
 from amem_graph.store.records import note_row
 

@@ -14,8 +14,9 @@ import pytest
 from mcp import Client
 from typer.testing import CliRunner
 
-from amem_graph import AgenticMemory, EntityNotFound, InvalidInput, validation
+from amem_graph import AgenticMemory, EntityNotFound, InvalidInput
 from amem_graph.cli import app
+from amem_graph.core import validation
 from amem_graph.integrations.mcp import memory_server
 
 STORES = ("neo4j", "embedded")

@@ -8,14 +8,15 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from amem_graph import AgenticMemory, Settings, validation
+from amem_graph import AgenticMemory, Settings
 from amem_graph.bench.scripted_llm import Answer, Delay, Fault, ScriptedLLM
+from amem_graph.core import validation
 from amem_graph.embedding import composite_text
 from amem_graph.errors import EvolutionConflict, LLMNotConfigured
-from amem_graph.evolution import revise_if_current
 from amem_graph.models import NoteInput
 from amem_graph.settings import LLMSettings
 from amem_graph.store.base import NoteRevision
+from amem_graph.write.evolution import revise_if_current
 
 STORES = ("neo4j", "embedded")
 

@@ -24,7 +24,8 @@ from hypothesis import strategies as st
 from langchain_core.documents import Document
 from langgraph.store.base import InvalidNamespaceError
 
-from amem_graph import AgenticMemory, AmemError, RetentionPolicy, validation
+from amem_graph import AgenticMemory, AmemError, RetentionPolicy
+from amem_graph.core import validation
 from amem_graph.embedding import Embedder
 from amem_graph.integrations.langchain import AmemStore, AmemVectorStore
 from amem_graph.integrations.mcp.tools import memory_server

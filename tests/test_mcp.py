@@ -21,8 +21,9 @@ from mcp import Client, StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 
-from amem_graph import AgenticMemory, Settings, validation
+from amem_graph import AgenticMemory, Settings
 from amem_graph.bench.mcp import served_http
+from amem_graph.core import validation
 from amem_graph.integrations.mcp import memory_server
 from amem_graph.integrations.mcp.http import TOKEN_ENV, bearer_token
 

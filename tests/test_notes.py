@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from amem_graph import AgenticMemory, InvalidInput, NoteInput, NoteNotFound
-from amem_graph.retrieval import seeds
+from amem_graph.read.retrieval import seeds
 from amem_graph.store.records import note_row
 
 STORES = ("neo4j", "embedded")

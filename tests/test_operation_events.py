@@ -11,7 +11,7 @@ import pytest
 
 from amem_graph import AgenticMemory, NoteNotFound, Settings
 from amem_graph.bench.scripted_llm import ScriptedLLM
-from amem_graph.log import observe
+from amem_graph.core.log import observe
 from amem_graph.settings import LLMSettings
 
 STORES = ("neo4j", "embedded")

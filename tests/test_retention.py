@@ -18,8 +18,9 @@ import pytest
 from mcp import Client
 from typer.testing import CliRunner
 
-from amem_graph import AgenticMemory, validation
+from amem_graph import AgenticMemory
 from amem_graph.cli import app
+from amem_graph.core import validation
 from amem_graph.errors import InvalidInput
 from amem_graph.integrations.mcp import memory_server
 from amem_graph.models import Note, RetentionPolicy

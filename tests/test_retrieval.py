@@ -12,7 +12,7 @@ import pytest
 from amem_graph import AgenticMemory, Settings
 from amem_graph.errors import InvalidInput
 from amem_graph.models import NoteInput
-from amem_graph.retrieval import Retriever, Tuning, format_context, Speakers, without_names
+from amem_graph.read.retrieval import Retriever, Speakers, Tuning, format_context, without_names
 from amem_graph.store.lucene import lucene_query
 
 STORES = ("neo4j", "embedded")

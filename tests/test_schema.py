@@ -4,7 +4,9 @@ from collections.abc import Iterator
 
 import pytest
 
-from amem_graph import AgenticMemory, SchemaMismatch, Settings, cypher, schema
+from amem_graph import AgenticMemory, SchemaMismatch, Settings
+from amem_graph.maintenance import schema
+from amem_graph.store import cypher
 from amem_graph.store.base import SCHEMA_VERSION
 from amem_graph.store.neo4j import Neo4jStore
 

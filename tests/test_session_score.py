@@ -4,7 +4,7 @@ notes with and without a session rank on equal terms."""
 import pytest
 
 from amem_graph import AgenticMemory
-from amem_graph.tuning import Tuning
+from amem_graph.core.tuning import Tuning
 
 STORES = ("neo4j", "embedded")
 

@@ -14,8 +14,9 @@ from typing import Any
 
 import pytest
 
-from amem_graph import AgenticMemory, InvalidInput, Settings, validation
+from amem_graph import AgenticMemory, InvalidInput, Settings
 from amem_graph.bench.scripted_llm import Answer, Fault, Raw, ScriptedLLM
+from amem_graph.core import validation
 from amem_graph.errors import LLMNotConfigured
 from amem_graph.settings import LLMSettings
 from amem_graph.store.embedded.store import EmbeddedStore

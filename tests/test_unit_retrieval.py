@@ -9,14 +9,14 @@ from datetime import datetime, timezone
 
 import pytest
 
+from amem_graph.core.text import vocatives
 from amem_graph.models import Note, SearchHit, Step
-from amem_graph.text import vocatives
-from amem_graph.retrieval import (
+from amem_graph.read.retrieval import (
     Retriever,
+    Speakers,
     Tuning,
     format_context,
     fuse,
-    Speakers,
     without_names,
     without_stop_words,
 )

@@ -8,9 +8,9 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 from amem_graph import InvalidInput, NoteInput
-from amem_graph import validation as v
+from amem_graph.core import validation as v
+from amem_graph.core.text import split_speaker, stem, without_stamp
 from amem_graph.models import NoteChanges
-from amem_graph.text import split_speaker, stem, without_stamp
 
 pytestmark = pytest.mark.embedded
 

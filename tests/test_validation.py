@@ -5,7 +5,7 @@ from datetime import datetime, timezone
 import pytest
 
 from amem_graph import InvalidInput, NoteInput
-from amem_graph import validation as v
+from amem_graph.core import validation as v
 
 STORES = ("neo4j", "embedded")
 pytestmark = pytest.mark.embedded  # no store at all
@@ -109,9 +109,9 @@ def test_llm_settings_from_the_environment() -> None:
 
 
 def test_heuristic_keywords_context_and_tags() -> None:
+    from amem_graph.core.text import split_speaker
     from amem_graph.llm.heuristic import HeuristicAnalyser, rake
     from amem_graph.models import NoteInput
-    from amem_graph.text import split_speaker
 
     assert split_speaker("[1:56 pm on 8 May, 2023] Caroline: I went to a support group.") == (
         "Caroline", "I went to a support group.")

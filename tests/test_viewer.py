@@ -5,8 +5,8 @@ versions and links, a search's explanation, the memory as of a moment and what c
 from __future__ import annotations
 
 import hashlib
-import os
 import json
+import os
 import signal
 import subprocess
 import sys

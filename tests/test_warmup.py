@@ -4,9 +4,10 @@ from collections.abc import Callable
 
 import pytest
 
-from amem_graph import AgenticMemory, Settings, warmup
+from amem_graph import AgenticMemory, Settings
 from amem_graph.bench.scripted_llm import ScriptedLLM
 from amem_graph.llm import LLMAnalyser, LLMClient
+from amem_graph.maintenance import warmup
 from amem_graph.settings import LLMSettings
 
 STORES = ("neo4j", "embedded")

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from amem_graph import AgenticMemory
-from amem_graph.validation import now
+from amem_graph.core.validation import now
 
 HOSTILE = '<img src=x onerror="window.__pwned=1"><script>window.__pwned=2</script> Alice paints on Sundays'
 

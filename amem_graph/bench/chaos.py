@@ -31,11 +31,11 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from .. import admin
 from ..api import AgenticMemory
 from ..embedding import Embedder, canonical_model
 from ..errors import AmemError, SchemaMismatch
-from ..invariants import check
+from ..maintenance import admin
+from ..maintenance.invariants import check
 from ..models import NoteInput, RetentionPolicy
 from ..server import free_port, private_server
 from ..settings import Settings

@@ -10,9 +10,9 @@ from pathlib import Path
 from typing import Any
 
 from ..api import AgenticMemory
+from ..maintenance.warmup import WARM_UP_S
 from ..server import private_server
 from ..settings import Settings
-from ..warmup import WARM_UP_S
 
 
 def cold_then_warm(settings: Settings, bench: Callable[[Settings], dict[str, Any]],

@@ -18,12 +18,12 @@ from typing import Any
 from ..api import AgenticMemory
 from ..embedding import Embedder
 from ..errors import LLMNotConfigured
+from ..ingest import locomo
 from ..llm import LLMAnalyser, LLMClient
 from ..llm.client import Usage
 from ..llm.prompts import ANALYSIS_SCHEMA, PROMPT_VERSION
 from ..llm.tokens import TOKENIZER, count_tokens
 from ..settings import LLMSettings, Settings
-from . import locomo
 from .scripted_llm import ScriptedLLM
 from .timing import TimedEmbedder, ms, percentiles
 

@@ -25,11 +25,11 @@ from typing import Any
 
 import numpy as np
 
-from .. import admin
 from ..api import AgenticMemory
 from ..embedding import Embedder, composite_text
 from ..errors import EvolutionConflict, SchemaMismatch
-from ..invariants import check
+from ..maintenance import admin
+from ..maintenance.invariants import check
 from ..models import RetentionPolicy
 from .texts import sentences
 

@@ -10,11 +10,11 @@ import string
 from collections import Counter
 from collections.abc import Sequence
 
+from ..core.text import stem
 from ..errors import LLMError
+from ..ingest.locomo import Question
 from ..llm.client import LLMClient
 from ..llm.prompts import QA_SCHEMA, qa_messages
-from ..text import stem
-from .locomo import Question
 
 OPERATION = "answer_question"
 _ARTICLES = re.compile(r"\b(a|an|the|and)\b")

@@ -17,13 +17,14 @@ from typing import Any
 import numpy as np
 
 from ..api import AgenticMemory
+from ..core.text import stem
 from ..embedding import Embedder
 from ..errors import InvalidInput, LLMNotConfigured
+from ..ingest import locomo
 from ..llm.client import LLMClient
 from ..models import Note, NoteInput, SearchHit
-from ..retrieval import Retriever, Tuning
-from ..text import stem
-from . import locomo, locomo_qa, locomo_tiers
+from ..read.retrieval import Retriever, Tuning
+from . import locomo_qa, locomo_tiers
 from .timing import percentiles
 
 Ranker = Callable[[str, locomo.Question], list[str]]  # a question's turns (dia_ids), best first

@@ -19,8 +19,8 @@ from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from ..core.text import STOP_WORDS, stem
 from ..llm.tokens import count_prompt_tokens, count_tokens
-from ..text import STOP_WORDS, stem
 
 
 @dataclass(frozen=True)

@@ -24,10 +24,10 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from .. import validation
 from ..api import AgenticMemory
+from ..core import validation
+from ..ingest import locomo
 from ..models import Note, NoteInput
-from . import locomo
 from .timing import percentiles
 
 K = 10

@@ -20,8 +20,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote, urlencode
 
-from .. import validation
 from ..api import AgenticMemory
+from ..core import validation
 from ..models import NoteInput
 from ..viewer import Viewer
 from .texts import sentences

@@ -17,18 +17,17 @@ from ..bench import embed as embed_bench
 from ..bench import ingest as ingest_bench
 from ..bench import llm_cost as llm_cost_bench
 from ..bench import load as load_bench
-from ..bench import locomo as locomo_data
-from ..bench import locomo_recall
+from ..bench import locomo_recall, timeline
 from ..bench import mcp as mcp_bench
 from ..bench import scale as scale_bench
-from ..bench import timeline
 from ..bench import view as view_bench
 from ..bench.cold import cold_then_warm
 from ..bench.private import private_memory
 from ..errors import InvalidInput
+from ..ingest import locomo as locomo_data
+from ..maintenance.warmup import WARM_UP_S
 from ..models import MAX_HOPS
 from ..settings import Settings
-from ..warmup import WARM_UP_S
 from .common import WarmUpOption, choices, print_json, user_errors
 from .notes import memory
 

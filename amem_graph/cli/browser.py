@@ -8,9 +8,9 @@ from urllib.parse import urlsplit
 import typer
 from rich.text import Text
 
-from .. import cypher
 from ..server import LocalNeo4j
 from ..settings import Settings
+from ..viewer import browser as neo4j_browser
 from .common import console, print_json
 from .notes import JsonOption, TenantOption
 
@@ -27,13 +27,13 @@ def browser(
     settings = Settings.from_env()
     url, bolt, user = _where(settings)
     tenant = tenant or settings.tenant
-    saved = cypher.saved_queries()
+    saved = neo4j_browser.saved_queries()
     if as_json:
-        print_json({"browser": url, "bolt": bolt, "user": user, "style_file": str(cypher.browser_style()),
+        print_json({"browser": url, "bolt": bolt, "user": user, "style_file": str(neo4j_browser.browser_style()),
                     "tenant": tenant, "queries": [{"name": n, "cypher": q} for n, q in saved]})
         return
     if style:
-        typer.echo(cypher.browser_style().read_text(encoding="utf-8"))
+        typer.echo(neo4j_browser.browser_style().read_text(encoding="utf-8"))
         return
     if queries:
         typer.echo(f":param tenant => '{tenant}'\n// and, for the queries about one note: :param note_id => '<id from amem-graph list>'\n")
@@ -42,7 +42,7 @@ def browser(
     for line in (
         f"Neo4j Browser: {url}",
         f"Connect to {bolt} as {user} (password: `amem-graph neo4j env` for the local server, else NEO4J_PASSWORD).",
-        f"Style: type `:style` in Browser and drop {cypher.browser_style()} on the panel that opens,",
+        f"Style: type `:style` in Browser and drop {neo4j_browser.browser_style()} on the panel that opens,",
         "       or paste the text of `amem-graph browser --style`.",
         f"Then `:param tenant => '{tenant}'` and paste a saved query (`amem-graph browser --queries`):",
         *(f"  - {name}" for name, _ in saved),

@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
-from .. import invariants
+from ..maintenance import invariants
 from .common import console, plain, print_json, text_column, value_column
 from .notes import JsonOption, memory
 

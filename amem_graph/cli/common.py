@@ -26,7 +26,7 @@ from rich.table import Column
 from rich.text import Text
 
 from ..errors import AmemError
-from ..warmup import WARM_UP_S
+from ..maintenance.warmup import WARM_UP_S
 
 if TYPE_CHECKING:
     from ..api import AgenticMemory

@@ -4,7 +4,6 @@ found, and where to go next."""
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -12,24 +11,14 @@ from rich.table import Table
 from rich.text import Text
 
 from ..api import AgenticMemory
-from ..errors import AmemError
+from ..core.shipped import sample_conversation
 from ..server import LocalNeo4j
 from ..settings import Settings
 from .common import console, plain, short_id, text_column, value_column
 from .ingest import ingest
 from .notes import hits_table
 
-_PACKAGED = Path(__file__).resolve().parent.parent / "samples" / "sample-conversation.jsonl"
-_SOURCE = Path(__file__).resolve().parent.parent.parent / "notebooks" / "sample-conversation.jsonl"
 QUERIES = ("Where does Tom live now?", "Who named her dog Pickle?")
-
-
-def sample() -> Path:
-    """The sample conversation: in the installed package, or in the source checkout's notebooks/."""
-    for candidate in (_PACKAGED, _SOURCE):
-        if candidate.exists():
-            return candidate
-    raise AmemError(f"the sample conversation is missing (looked at {_PACKAGED} and {_SOURCE}): reinstall amem-graph")
 
 
 def demo(
@@ -38,7 +27,7 @@ def demo(
     """Ingest the sample conversation (two friends, three sessions) through the analysed write path, show
     the notes with their links and reasons, and two searches with how each hit was found. Running it again
     adds nothing new."""
-    ingest(sample(), tenant=tenant)
+    ingest(sample_conversation(), tenant=tenant)
     with AgenticMemory(Settings.from_env(), tenant=tenant) as memory:
         notes = sorted(memory.list(limit=1_000), key=lambda n: (n.session or "", n.seq or 0))
         short = {note.id: f"n{i}" for i, note in enumerate(notes, start=1)}

@@ -11,11 +11,12 @@ import typer
 from rich.table import Table
 from rich.text import Text
 
-from .. import admin, cypher
+from ..core.shipped import cypher_folder
 from ..embedding import Embedder
 from ..entities.extract import default_extractor, model_path
 from ..errors import AmemError
 from ..llm import LLMClient
+from ..maintenance import admin
 from ..server import LocalNeo4j
 from ..settings import Settings
 from .common import console, print_json, text_column, value_column
@@ -100,7 +101,8 @@ def _entities(settings: Settings) -> str:
 
 
 def _cypher(settings: Settings) -> str:
-    return f"{len(list(cypher.root().rglob('*.cypher')))} statements in {cypher.root()}"
+    folder = cypher_folder()
+    return f"{len(list(folder.rglob('*.cypher')))} statements in {folder}"
 
 
 CHECKS: dict[str, Callable[[Settings], str]] = {

@@ -13,10 +13,10 @@ from rich.text import Text
 
 from ..api import MAX_K, AgenticMemory
 from ..errors import InvalidInput, NoteNotFound
+from ..maintenance.warmup import WARM_UP_S
 from ..models import MAX_HOPS, Note, SearchHit
-from ..retrieval import MODES, format_context
+from ..read.retrieval import MODES, format_context
 from ..settings import Settings
-from ..warmup import WARM_UP_S
 from .common import (
     WarmUpOption,
     choices,

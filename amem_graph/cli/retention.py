@@ -8,8 +8,8 @@ import typer
 from rich.table import Table
 
 from ..errors import InvalidInput
+from ..maintenance.retention import BATCH, policy_of
 from ..models import Archival, RetentionPolicy
-from ..retention import BATCH, policy_of
 from .common import console, plain, print_json, short_id, text_column, user_errors, value_column
 from .notes import JsonOption, TenantOption, full_id, memory
 

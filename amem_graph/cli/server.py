@@ -10,9 +10,9 @@ import typer
 
 from ..api import AgenticMemory
 from ..errors import ServerError
+from ..maintenance.warmup import WARM_UP_S
 from ..server import LocalNeo4j
 from ..settings import Settings
-from ..warmup import WARM_UP_S
 from .common import WarmUpOption, console, print_json, user_errors, warm
 
 app = typer.Typer(help="Run a local Neo4j Community server, 5.26 LTS or AMEM_NEO4J_VERSION (jars from Maven Central, bound to 127.0.0.1).")

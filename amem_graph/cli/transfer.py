@@ -9,9 +9,10 @@ from typing import Annotated
 
 import typer
 
-from .. import admin, transfer
 from ..embedding import Embedder
 from ..errors import InvalidInput, SchemaMismatch
+from ..ingest import transfer
+from ..maintenance import admin
 from ..settings import Settings
 from .common import console, progress, user_errors
 from .notes import TenantOption, memory

@@ -19,8 +19,8 @@ from typing import Literal
 
 import numpy as np
 
+from ..core.log import event
 from ..errors import AmemError, InvalidInput
-from ..log import event
 from ..models import Passage
 from ..settings import DEFAULT_MODEL, EMBEDDING_BACKENDS, Settings, default_home
 from . import bert, catalog, download, onnx, packaged, passages

@@ -11,10 +11,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ..core.log import event
 from ..errors import LLMError
 from ..llm.client import LLMClient
 from ..llm.prompts import ALIAS_SCHEMA, MAX_ALIAS_PAIRS, alias_handle, alias_messages
-from ..log import event
 from ..models import Entity
 
 _SPELLING = re.compile(r"[\s'’-]+")

@@ -1,5 +1,5 @@
 """Entities as the memory held them at a moment (`as_of`, recorded time): one rule for both stores, from what
-they keep (see amem_graph/timeline.py for notes).
+they keep (see amem_graph/core/timeline.py for notes).
 
 A merge holds from when it was made until an unmerge ended it (`EntityMerge.ended_at`). An entity is held from
 the first mention of it recorded by then, and its `mentions` count the notes whose mention of it was recorded by

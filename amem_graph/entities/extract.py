@@ -13,11 +13,11 @@ from functools import cache
 from pathlib import Path
 from typing import Any, Protocol
 
-from ..log import event
+from ..core.entity_keys import entity_key
+from ..core.log import event
+from ..core.text import STOP_WORDS, split_speaker
 from ..models import EntityKind, Mention, Note, NoteInput
 from ..store.base import MentionWrite
-from ..text import STOP_WORDS, split_speaker
-from .keys import entity_key
 
 # The model comes as a wheel on the package registry (a re-upload of spaCy's own, pinned with its hash in
 # requirements/entities-model.txt); it is loaded from its folder, never imported, so no code of it runs.

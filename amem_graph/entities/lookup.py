@@ -9,17 +9,17 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any
 
-from .. import validation
+from ..core import validation
+from ..core.entity_keys import entity_key
+from ..core.log import event
+from ..core.timeline import note_as_of
 from ..errors import EntityNotFound, InvalidInput
 from ..llm.client import LLMClient
-from ..log import event
 from ..models import Entity, EntityMerge, MergeBy, Note
 from ..store.base import MemoryStore, Tx
-from ..timeline import note_as_of
 from .aliases import MergeSuggestion, decided, suggestions
 from .as_of import entity_as_of, mentions_as_of, merges_as_of, merges_into
 from .extract import Extractor, extract, mention_rows, note_mentions
-from .keys import entity_key
 
 _EARLIEST = datetime.min.replace(tzinfo=timezone.utc)
 

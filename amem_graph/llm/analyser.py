@@ -9,9 +9,9 @@ from collections.abc import Set as AbstractSet
 from dataclasses import replace
 from typing import Any, Protocol
 
-from ..entities.keys import entity_key
+from ..core.entity_keys import entity_key
+from ..core.log import event
 from ..errors import LLMError
-from ..log import event
 from ..models import (
     LINK_TYPES,
     Mention,

@@ -15,8 +15,8 @@ try:
 except ImportError:  # the `llm` extra: without it the engine runs on the heuristic analyser, and LLMClient says so
     openai = None  # type: ignore[assignment]
 
+from ..core.log import event, llm_tokens
 from ..errors import AmemError, LLMError
-from ..log import event, llm_tokens
 from ..settings import OPENAI_BASE_URL, LLMSettings
 from .parsing import parse_answer
 from .tokens import count_prompt_tokens, count_tokens

@@ -12,8 +12,8 @@ import re
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 
+from ..core.text import STOP_WORDS, split_speaker, stem
 from ..models import NeighbourUpdate, NoteAnalysis, NoteInput, ProposedLink, SearchHit
-from ..text import STOP_WORDS, split_speaker, stem
 
 VERSION = "heuristic-v1"
 MAX_KEYWORDS = 5

@@ -22,8 +22,8 @@ import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..core.secret import secret_file
 from ..errors import ServerError
-from ..secret import secret_file
 from .local import _cause, _read, free_port, running_pid, terminate
 
 LLAMA_CPP_VERSION = "0.3.36"

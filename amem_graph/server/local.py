@@ -23,8 +23,8 @@ from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from ..core.secret import secret_file
 from ..errors import ServerError
-from ..secret import secret_file
 from ..settings import Settings, default_home
 
 POM = Path(__file__).with_name("pom.xml")

@@ -512,7 +512,7 @@ class AdminStore(Protocol):
     tenant moves between them unchanged) and re-embedding after a model change."""
 
     def export_records(self, tenant: str, page: int = 2_000) -> Iterator[dict[str, Any]]:
-        """Every node, then every relationship, of one tenant, as JSON-ready records (see transfer.py)."""
+        """Every node, then every relationship, of one tenant, as JSON-ready records (see ingest/transfer.py)."""
 
     def tenants(self) -> list[str]:
         """Every tenant that holds a node, in order."""

@@ -30,10 +30,12 @@ from neo4j.exceptions import (
     TransientError,
 )
 
-from .. import cypher, transfer, validation
+from ..core import validation
+from ..core.log import event
 from ..embedding import canonical_model
 from ..errors import InvalidInput, StoreError, StoreUnavailable
-from ..log import event
+from ..ingest import transfer
+from . import cypher
 from .base import SCHEMA_VERSION, SchemaState, StoreStats, Tx, refuse_stale_writer
 from .neo4j_attached import Neo4jAttached
 from .neo4j_entities import Neo4jEntities
@@ -256,7 +258,7 @@ class Neo4jStore:
         self._write_transaction("consolidate", work)
 
     def export_records(self, tenant: str, page: int = 2_000) -> Iterator[dict[str, Any]]:
-        """Every node, then every relationship, of one tenant, as JSON-ready records (see transfer.py)."""
+        """Every node, then every relationship, of one tenant, as JSON-ready records (see ingest/transfer.py)."""
         for name, kind in (("admin/export_nodes", "node"), ("admin/export_relationships", "relationship")):
             offset = 0
             while rows := self._run(name, tenant=tenant, offset=offset, limit=page):

@@ -10,7 +10,7 @@ from typing import Any
 from neo4j import ManagedTransaction, Record
 from neo4j.exceptions import ConstraintError
 
-from .. import cypher, validation
+from ..core import validation
 from ..errors import InvalidInput
 from ..models import (
     EVERY_NOTE,
@@ -25,6 +25,7 @@ from ..models import (
     Step,
     Supersession,
 )
+from . import cypher
 from .base import EVERY, Counted, EvolutionRecord, NoteRevision, NoteUsage, Updated
 from .bm25 import boosts_of, query_terms
 from .lucene import TEXT_FIELDS, lucene_query, query_words

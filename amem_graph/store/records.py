@@ -9,7 +9,7 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
-from .. import validation
+from ..core import validation
 from ..models import Entity, Evolution, Fact, Link, Note, NoteInput, NoteVersion, Page, Passage, Segment
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)

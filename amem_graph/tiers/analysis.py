@@ -10,6 +10,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from ..core.log import event
+from ..core.text import STOP_WORDS, split_speaker, stem
 from ..errors import LLMError
 from ..llm.client import LLMClient
 from ..llm.heuristic import rake
@@ -22,9 +24,7 @@ from ..llm.prompts import (
     segment_messages,
     turn_messages,
 )
-from ..log import event
 from ..models import FACT_KINDS, Page, ProposedFact
-from ..text import STOP_WORDS, split_speaker, stem
 
 VERSION = "heuristic-tiers-v1"
 PAGE_KEYWORDS = 8

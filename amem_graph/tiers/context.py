@@ -6,9 +6,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..core.text import split_speaker
 from ..models import Fact, Page, SearchHit, Segment, _jsonable
-from ..retrieval import format_context
-from ..text import split_speaker
+from ..read.retrieval import format_context
 
 PAGE_SOURCE = "page:"  # the source of a note promoted from a page: "page:<page id>"
 # How each tier's scores count in `ranked_pages`: min-max scaled, then weighted and added. The pages' own

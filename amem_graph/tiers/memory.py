@@ -14,18 +14,18 @@ from typing import Any
 
 import numpy as np
 
-from .. import timeline, validation
+from ..core import timeline, validation
+from ..core.log import event
+from ..core.text import without_stamp
 from ..embedding import Embedder, cosine
 from ..errors import AmemError, InvalidInput, LLMError, LLMNotConfigured
-from ..evolution import NEIGHBOURHOOD_TURNS, Evolver
 from ..llm.client import LLMClient
 from ..llm.prompts import RESPOND_SCHEMA, respond_messages
-from ..log import event
 from ..models import FACT_KINDS, MAX_HOPS, NO_FILTER, Fact, NoteInput, Page, SearchFilter, Segment
-from ..retrieval import Retriever, comparable, without_names, without_stop_words
+from ..read.retrieval import Retriever, comparable, without_names, without_stop_words
 from ..settings import TierSettings
 from ..store.base import FactWrite, MemoryStore, PageWrite, SegmentWrite, SessionPages, Tx
-from ..text import without_stamp
+from ..write.evolution import NEIGHBOURHOOD_TURNS, Evolver
 from . import persona
 from .analysis import TierAnalyser, bare, embedded_text, jaccard, keywords, merged_keywords
 from .context import PAGE_SOURCE, FactHit, PageHit, SegmentHit, TierContext

@@ -11,9 +11,9 @@ from dataclasses import replace
 
 import numpy as np
 
+from ..core.text import split_speaker
 from ..models import Fact, ProposedFact
 from ..store.base import FactWrite
-from ..text import split_speaker
 
 SAME = 0.92  # cosine from which two facts say the same thing
 UPDATE = 0.50  # cosine from which a fact of the same single-valued attribute is a new value of it

@@ -24,8 +24,8 @@ from typing import Any
 from urllib.parse import parse_qs, unquote, urlsplit
 
 from ..api import AgenticMemory
+from ..core.log import event
 from ..errors import AmemError, EntityNotFound, InvalidInput, NoteNotFound, StoreUnavailable
-from ..log import event
 from .views import Params, Views
 
 LOOPBACK = "127.0.0.1"

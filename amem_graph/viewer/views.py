@@ -13,12 +13,12 @@ from datetime import datetime
 from itertools import pairwise
 from typing import Any
 
-from .. import validation
 from ..api import AgenticMemory
+from ..core import validation
 from ..errors import InvalidInput
 from ..models import EVERY_NOTE, Note, NoteHistory, NoteVersion, SearchFilter, SearchHit
-from ..network import state
-from ..retrieval import MODES
+from ..read.network import state
+from ..read.retrieval import MODES
 
 Params = Mapping[str, Sequence[str]]  # a query string, parsed: each name with its values
 

@@ -2,7 +2,7 @@
 // (a document's metadata, a chat message, a store item's value), which adapter owns it (`attached_by`:
 // chat, document or item), a store key, when it was last set, and a vector made by the caller's own
 // embedding model (any dimension, so searched by exact scan). That one adapter never overwrites another's,
-// the engine checks first (attachments.py).
+// the engine checks first (write/attachments.py).
 // The object it replaces is kept, so that a read as of an earlier time finds it (timeline.attached_at_time):
 // `attached_before` holds the earlier objects, oldest first, and `attached_before_at` when each was set; an
 // object put again unchanged is kept as '' (no JSON text is empty): "the same as the next one", which costs a

@@ -11,8 +11,8 @@ from datetime import datetime
 from langchain_core.chat_history import BaseChatMessageHistory
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, message_to_dict, messages_from_dict
 
-from ... import validation
 from ...api import AgenticMemory
+from ...core import validation
 from ...errors import InvalidInput
 from ...models import Attachment, NoteInput
 from .values import to_json

@@ -17,8 +17,8 @@ from typing import Any
 import numpy as np
 from langgraph.store import base as langgraph_store
 
-from ... import validation
 from ...api import AgenticMemory
+from ...core import validation
 from ...errors import InvalidInput, NoteNotFound
 from ...models import Attached, Attachment, SearchFilter
 from .notes import upsert

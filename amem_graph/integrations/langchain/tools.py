@@ -9,7 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ...api import AgenticMemory
 from ...errors import InvalidInput
-from ...retrieval import format_context
+from ...read.retrieval import format_context
 from .retriever import hit_document
 
 

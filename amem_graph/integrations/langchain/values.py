@@ -6,7 +6,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from ... import validation
+from ...core import validation
 from ...errors import InvalidInput
 
 OPERATORS = ("$eq", "$ne", "$gt", "$gte", "$lt", "$lte")

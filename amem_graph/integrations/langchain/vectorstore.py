@@ -15,11 +15,11 @@ from langchain_core.documents import Document
 from langchain_core.embeddings import Embeddings
 from langchain_core.vectorstores import VectorStore
 
-from ... import validation
 from ...api import AgenticMemory
+from ...core import validation
+from ...core.log import event
 from ...embedding import Embedder
 from ...errors import InvalidInput, NoteNotFound
-from ...log import event
 from ...models import Attachment, Note, SearchFilter
 from .notes import upsert
 from .values import check_filter, matches, to_json

@@ -16,7 +16,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from ...secret import secret_file
+from ...core.secret import secret_file
 from ...settings import Settings
 from .metrics import MemoryMetrics
 

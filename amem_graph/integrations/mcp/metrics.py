@@ -10,8 +10,8 @@ from prometheus_client.core import CounterMetricFamily
 from prometheus_client.registry import Collector
 
 from ...api import AgenticMemory
+from ...core.log import Operation, observe
 from ...errors import StoreError
-from ...log import Operation, observe
 
 # From a fast search to an add that waits on a slow model.
 LATENCY_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0)

@@ -18,9 +18,9 @@ from pydantic import BaseModel, Field
 
 from ...api import MAX_K, AgenticMemory
 from ...errors import AmemError
+from ...maintenance.retention import policy_of
 from ...models import MAX_HOPS, FactKind, NoteInput
-from ...retention import policy_of
-from ...retrieval import Mode, format_context
+from ...read.retrieval import Mode, format_context
 
 NAME = "amem-graph"
 INSTRUCTIONS = (

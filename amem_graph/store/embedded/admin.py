@@ -9,8 +9,8 @@ from typing import Any
 
 import numpy as np
 
-from ... import transfer
 from ...errors import InvalidInput
+from ...ingest import transfer
 from ..base import StoreStats
 from .graph import ConstraintViolation, Node, PropertyGraph
 
@@ -36,7 +36,7 @@ class EmbeddedAdmin:
     stats: Callable[..., StoreStats]
 
     def export_records(self, tenant: str, page: int = 2_000) -> Iterator[dict[str, Any]]:
-        """Every node, then every relationship, of one tenant, as JSON-ready records (see transfer.py)."""
+        """Every node, then every relationship, of one tenant, as JSON-ready records (see ingest/transfer.py)."""
         def work() -> list[dict[str, Any]]:
             nodes = sorted((n for n in self.graph.nodes.values() if n.props.get("tenant") == tenant), key=lambda n: n.key)
             records = [

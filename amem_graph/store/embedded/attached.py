@@ -13,6 +13,7 @@ from ...embedding import cosine
 from ...models import Attached, Attachment, AttachmentKind, SearchFilter
 from ..base import EVERY
 from .graph import Node, PropertyGraph
+from .view import StoreView
 
 
 def owner_then(props: Mapping[str, Any], as_of: datetime | None) -> str | None:
@@ -26,7 +27,7 @@ class EmbeddedAttached:
 
     graph: PropertyGraph
     tenant: str
-    _store: Any  # the EmbeddedStore
+    _store: StoreView
 
     def _item(self, node: Node, score: float | None = None) -> Attached:
         """cypher/fragments/attached_map.cypher."""

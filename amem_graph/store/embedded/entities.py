@@ -4,15 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING
 
 from ...models import NO_FILTER, Entity, EntityMerge, MergeBy, Note, SearchFilter
 from ..base import EVERY, MAX_ALIASES, MentionTime, MentionWrite
 from ..records import entity_from_record
 from .graph import Node, PropertyGraph, Rel
-
-if TYPE_CHECKING:
-    from .store import EmbeddedStore
+from .view import StoreView
 
 _LATEST = datetime.max.replace(tzinfo=UTC)
 
@@ -20,7 +17,7 @@ _LATEST = datetime.max.replace(tzinfo=UTC)
 class EmbeddedEntities:
     """Entity primitives over the store's graph for one tenant."""
 
-    _store: EmbeddedStore
+    _store: StoreView
     graph: PropertyGraph
     tenant: str
     now: datetime

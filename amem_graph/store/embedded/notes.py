@@ -6,11 +6,11 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
-from ... import validation
+from ...core import validation
 from ...errors import InvalidInput
 from ...models import (
     EVERY_NOTE,
@@ -31,9 +31,7 @@ from ..lucene import TEXT_FIELDS, check_fields, query_words
 from ..records import evolution_from_record, link_periods, version_from_record
 from .fulltext import best
 from .graph import ConstraintViolation, Node, Rel
-
-if TYPE_CHECKING:
-    from .store import EmbeddedStore
+from .view import StoreView
 
 _COUNTED = {"Note": ("retrieval_count", "last_accessed"), "Segment": ("visits", "last_access"),
             "Fact": ("uses", "last_used")}
@@ -49,7 +47,7 @@ def _stored(values: Mapping[str, Any]) -> dict[str, Any]:
 class EmbeddedNotes:
     """Note primitives over the store's graph for one tenant."""
 
-    def __init__(self, store: EmbeddedStore, tenant: str, now: datetime) -> None:
+    def __init__(self, store: StoreView, tenant: str, now: datetime) -> None:
         self._store = store
         self.graph = store.graph
         self.tenant = tenant

@@ -26,9 +26,9 @@ from typing import IO, Any
 
 import numpy as np
 
+from ...core.log import event
 from ...errors import StoreError, StoreUnavailable
-from ...log import event
-from ...transfer import from_json, to_json
+from ...ingest.transfer import from_json, to_json
 from .graph import ConstraintViolation, Op, PropertyGraph
 
 FORMAT = "amem-graph-embedded"

@@ -17,9 +17,9 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-from ... import validation
+from ...core import validation
+from ...core.log import event
 from ...embedding import canonical_model
-from ...log import event
 from ...models import LINK_TYPES, Note
 from ..base import SCHEMA_VERSION, SchemaState, StoreStats, Tx, refuse_stale_writer
 from ..lucene import PAGE_FIELDS, TEXT_FIELDS

@@ -11,14 +11,15 @@ from typing import Any, TypeVar
 
 import numpy as np
 
+from ...core.timeline import short_term_at, tier_held
 from ...embedding import cosine
 from ...models import Fact, Page, Segment
-from ...timeline import short_term_at, tier_held
 from ..base import EVERY, FactWrite, PageWrite, SegmentWrite, SessionPages
 from ..lucene import PAGE_FIELDS, check_fields, query_words
 from ..records import fact_from_record, page_from_record, segment_from_record
 from .fulltext import best
 from .graph import Node, PropertyGraph
+from .view import StoreView
 
 T = TypeVar("T")
 
@@ -29,7 +30,7 @@ class EmbeddedTiers:
 
     graph: PropertyGraph
     tenant: str
-    _store: Any  # the EmbeddedStore: its page index
+    _store: StoreView
 
     # -- helpers ----------------------------------------------------------------------------------
 

@@ -7,13 +7,12 @@ from __future__ import annotations
 
 import time
 import uuid
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import Protocol
 
-from .models import NoteInput
-
-if TYPE_CHECKING:
-    from .api import AgenticMemory
+from ..models import NoteInput
+from .admin import Admin
 
 WARM_UP_S = 30.0  # the default: the first round plans every statement; later ones let the server compile their code
 TIER_ROUNDS = 4  # a turn through the tiers every this many rounds
@@ -34,11 +33,28 @@ class WarmUp:
     seconds: float
 
 
+class Scratch(Protocol):
+    """The calls of a memory (`AgenticMemory`, the layer above) that the warm-up makes."""
+
+    tenant: str
+    admin: Admin
+
+    def add(self, content: str, *, source: str | None = None, session: str | None = None) -> object: ...
+
+    def add_many(self, items: Iterable[NoteInput | str]) -> object: ...
+
+    def search(self, query: str, *, k: int = 10, hops: int = 2) -> object: ...
+
+    def add_turn(self, user_text: str, assistant_text: str = "", *, session_id: str = "default") -> object: ...
+
+    def context_for(self, query: str, *, session_id: str | None = None) -> object: ...
+
+
 def scratch_tenant() -> str:
     return f"{SCRATCH_PREFIX}{uuid.uuid4().hex[:12]}"
 
 
-def run(scratch: AgenticMemory, seconds: float) -> WarmUp:
+def run(scratch: Scratch, seconds: float) -> WarmUp:
     """Rounds of the hot path on `scratch` (a memory of a scratch tenant, analysing offline) until `seconds`
     have passed, at least one; then the tenant is deleted, whatever happened."""
     began = time.perf_counter()
@@ -52,7 +68,7 @@ def run(scratch: AgenticMemory, seconds: float) -> WarmUp:
     return WarmUp(rounds=rounds, seconds=round(time.perf_counter() - began, 2))
 
 
-def _round(scratch: AgenticMemory, n: int) -> None:
+def _round(scratch: Scratch, n: int) -> None:
     """Each kind of call the engine serves: an analysed add in a session, a bulk batch, searches with and without
     expansion; every few rounds a turn through the tiers and its context (their later turns cost more, as pages
     move on to segments, and compile little that the notes' calls do not)."""

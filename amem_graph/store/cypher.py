@@ -6,17 +6,7 @@ import re
 from functools import cache
 from pathlib import Path
 
-_PACKAGED = Path(__file__).parent / "cypher"  # wheel: force-included next to the code
-_SOURCE = Path(__file__).parent.parent / "cypher"  # source checkout / editable install
-
-
-@cache
-def root() -> Path:
-    for candidate in (_PACKAGED, _SOURCE):
-        if candidate.is_dir():
-            return candidate
-    raise FileNotFoundError(f"Cypher folder not found at {_PACKAGED} or {_SOURCE}: the installation is incomplete")
-
+from ..core.shipped import cypher_folder as root
 
 _FRAGMENT = re.compile(r"@([a-z_]+)")
 
@@ -61,27 +51,3 @@ def schema_statements(dialect: str | None = None) -> list[tuple[str, str]]:
     """(name, statement) for each file in cypher/schema/, in file-name order (a dialect's variant in its place)."""
     files = sorted(p for p in (root() / "schema").glob("*.cypher") if "." not in p.stem)
     return [(f"schema/{p.stem}", load(f"schema/{p.stem}", dialect)) for p in files]
-
-
-_SAVED_NAME = re.compile(r"^//\s*name:\s*(.+)$")
-
-
-def saved_queries() -> list[tuple[str, str]]:
-    """(name, statement) of each exploration query in `cypher/browser/queries.cypher`, for Neo4j Browser:
-    a `// name: ...` line, then the statement, ending with a semicolon."""
-    queries: list[tuple[str, str]] = []
-    name, lines = None, []
-    for line in (root() / "browser" / "queries.cypher").read_text(encoding="utf-8").splitlines():
-        if match := _SAVED_NAME.match(line.strip()):
-            name, lines = match.group(1).strip(), []
-        elif name is not None and not line.lstrip().startswith("//") and line.strip():
-            lines.append(line)
-            if line.rstrip().endswith(";"):
-                queries.append((name, "\n".join(lines).rstrip().rstrip(";")))
-                name = None
-    return queries
-
-
-def browser_style() -> Path:
-    """The GraSS style for Neo4j Browser (`:style`, then drop the file or paste its text)."""
-    return root() / "browser" / "style.grass"

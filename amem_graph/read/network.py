@@ -11,13 +11,13 @@ from datetime import datetime
 from itertools import pairwise
 from typing import Any, Literal
 
-from . import timeline, validation
-from .entities.lookup import Entities, mentions_of
-from .errors import InvalidInput, NoteNotFound
-from .models import EVERY_NOTE, NO_FILTER, Entity, Link, Note, NoteVersion, SearchFilter, _jsonable
-from .store import MemoryStore
-from .store.base import Tx
-from .tuning import EXPANSION_TYPES
+from ..core import timeline, validation
+from ..core.tuning import EXPANSION_TYPES
+from ..entities.lookup import Entities, mentions_of
+from ..errors import InvalidInput, NoteNotFound
+from ..models import EVERY_NOTE, NO_FILTER, Entity, Link, Note, NoteVersion, SearchFilter, _jsonable
+from ..store import MemoryStore
+from ..store.base import Tx
 
 MAX_NOTES = 1_000  # the most notes one graph holds: a page draws a few hundred well, thousands badly
 MAX_AROUND_HOPS = 2  # a neighbourhood's radius; three hops from a hub reaches most of a tenant

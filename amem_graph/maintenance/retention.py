@@ -14,12 +14,12 @@ import math
 from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime, timedelta
 
-from . import validation
-from .errors import InvalidInput
-from .log import operation, report
-from .models import Archival, RetentionPolicy
-from .store.base import MemoryStore, NoteUsage
-from .tiers.heat import heat_of
+from ..core import validation
+from ..core.log import operation, report
+from ..errors import InvalidInput
+from ..models import Archival, RetentionPolicy
+from ..store.base import MemoryStore, NoteUsage
+from ..tiers.heat import heat_of
 
 BATCH = 500  # notes archived per transaction
 MAX_DAYS = 36_500  # the longest `unused_days`: a hundred years

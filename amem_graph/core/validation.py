@@ -11,8 +11,8 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from datetime import datetime, timezone
 from typing import Any, TypeVar
 
-from .errors import InvalidInput
-from .models import LINK_TYPES, NoteChanges, NoteInput
+from ..errors import InvalidInput
+from ..models import LINK_TYPES, NoteChanges, NoteInput
 from .text import split_speaker
 
 T = TypeVar("T")

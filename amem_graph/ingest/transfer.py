@@ -11,9 +11,9 @@ from typing import Any, TextIO
 
 from neo4j.time import DateTime
 
-from . import validation
-from .errors import InvalidInput
-from .models import LINK_TYPES
+from ..core import validation
+from ..errors import InvalidInput
+from ..models import LINK_TYPES
 
 FORMAT = "amem-graph-export"
 VERSION = 1

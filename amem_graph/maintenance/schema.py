@@ -3,9 +3,9 @@ schema is refused with an error that says what to do; a current one is left as i
 
 from __future__ import annotations
 
-from .embedding import canonical_model
-from .errors import SchemaMismatch
-from .store.base import SCHEMA_VERSION, NoteStore, SchemaState
+from ..embedding import canonical_model
+from ..errors import SchemaMismatch
+from ..store.base import SCHEMA_VERSION, NoteStore, SchemaState
 
 
 def check(store: NoteStore, model: str, dimension: int) -> SchemaState:

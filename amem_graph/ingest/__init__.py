@@ -1,4 +1,4 @@
-"""Reading files to ingest: JSON Lines of notes or of dialogue turns, and LoCoMo conversations. Every line is
+"""Reading files to ingest: JSON Lines of notes or of dialogue turns, and LoCoMo conversations (`locomo`). Every line is
 checked before anything is written, and re-running an ingest resumes it: notes are idempotent (same source
 and content), and a session's turns already held are skipped (turns are taken in file order)."""
 
@@ -11,10 +11,10 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Literal
 
-from . import validation
-from .bench import locomo
-from .errors import InvalidInput
-from .models import NoteInput
+from ..core import validation
+from ..errors import InvalidInput
+from ..models import NoteInput
+from . import locomo
 
 Format = Literal["notes", "turns", "locomo"]
 NOTE_FIELDS = {f.name for f in fields(NoteInput)}

@@ -8,11 +8,11 @@ from collections.abc import Callable
 
 import numpy as np
 
-from . import validation
-from .embedding import Embedder, canonical_model, composite_text
-from .errors import SchemaMismatch
-from .store.base import SCHEMA_VERSION, MemoryStore, SchemaState
-from .tiers.analysis import embedded_text
+from ..core import validation
+from ..embedding import Embedder, canonical_model, composite_text
+from ..errors import SchemaMismatch
+from ..store.base import SCHEMA_VERSION, MemoryStore, SchemaState
+from ..tiers.analysis import embedded_text
 
 BATCH = 256
 KINDS = ("notes", "passages", "pages", "facts", "segments")  # segments last: their centroids are their pages' new vectors

@@ -7,12 +7,14 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
+from ..core import validation
+from ..embedding import Embedder
+from ..errors import InvalidInput
+from ..ingest import transfer
+from ..settings import Settings
+from ..store import MemoryStore, StoreStats, open_store
 from . import consolidate as consolidation
-from . import invariants, schema, transfer, validation
-from .embedding import Embedder
-from .errors import InvalidInput
-from .settings import Settings
-from .store import MemoryStore, StoreStats, open_store
+from . import invariants, schema
 
 
 class Admin:
@@ -44,7 +46,7 @@ class Admin:
 
     def export(self, tenant: str | None = None) -> tuple[dict[str, Any], Iterator[dict[str, Any]]]:
         """A header (tenant, schema version, model, dimension) and every node, then every relationship, of one
-        tenant as JSON-ready records (see transfer.py)."""
+        tenant as JSON-ready records (see ingest/transfer.py)."""
         tenant = self._of(tenant)
         return _header(self._store, tenant), self._store.export_records(tenant)
 

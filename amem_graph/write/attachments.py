@@ -14,10 +14,10 @@ from collections.abc import Sequence
 from dataclasses import replace
 from datetime import datetime
 
-from . import timeline, validation
-from .errors import InvalidInput
-from .models import Attached, Attachment, AttachmentKind, Note, SearchFilter
-from .store.base import EVERY, MemoryStore, Tx
+from ..core import timeline, validation
+from ..errors import InvalidInput
+from ..models import Attached, Attachment, AttachmentKind, Note, SearchFilter
+from ..store.base import EVERY, MemoryStore, Tx
 
 
 class Attachments:

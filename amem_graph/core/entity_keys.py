@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
-from ..text import STOP_WORDS
+from .text import STOP_WORDS
 
 _TITLES = frozenset({"mr", "mrs", "ms", "miss", "dr", "prof", "sir", "madam", "mx"})
 _ARTICLES = frozenset({"the", "a", "an", "my", "your", "his", "her", "our", "their", "its", "this", "that", "these", "those"})

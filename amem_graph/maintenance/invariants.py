@@ -12,8 +12,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from .models import LINK_TYPES
-from .transfer import LABELS, RELATIONSHIP_TYPES
+from ..ingest.transfer import LABELS, RELATIONSHIP_TYPES
+from ..models import LINK_TYPES
 
 RULES = {
     "ends": "every relationship joins two nodes of the tenant",

@@ -14,19 +14,19 @@ from typing import Any
 
 import numpy as np
 
-from . import validation
-from .embedding import Embedder, composite_text
-from .entities.extract import Extractor, extract, mention_rows, note_mentions
-from .errors import EvolutionConflict, NoteNotFound
-from .llm.analyser import Analyser
-from .llm.prompts import PROMPT_VERSION
-from .log import event
-from .models import LINK_TYPES, Link, Mention, Note, NoteAnalysis, NoteInput, Passage, SearchHit
-from .retrieval import Tuning, seed_pool, seeds
-from .settings import Settings
-from .store.base import EvolutionRecord, NoteRevision, NoteStore, NoteTx, Tx
-from .store.records import note_row
-from .text import split_speaker, vocatives, without_stamp
+from ..core import validation
+from ..core.log import event
+from ..core.text import split_speaker, vocatives, without_stamp
+from ..embedding import Embedder, composite_text
+from ..entities.extract import Extractor, extract, mention_rows, note_mentions
+from ..errors import EvolutionConflict, NoteNotFound
+from ..llm.analyser import Analyser
+from ..llm.prompts import PROMPT_VERSION
+from ..models import LINK_TYPES, Link, Mention, Note, NoteAnalysis, NoteInput, Passage, SearchHit
+from ..read.retrieval import Tuning, seed_pool, seeds
+from ..settings import Settings
+from ..store.base import EvolutionRecord, NoteRevision, NoteStore, NoteTx, Tx
+from ..store.records import note_row
 
 NEIGHBOURHOOD_TURNS = 2  # a note's neighbourhood: this many turns before and after it in its session
 

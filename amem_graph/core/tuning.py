@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Literal
 
-from .models import LINK_TYPES
+from ..models import LINK_TYPES
 
 Fusion = Literal["minmax", "rrf"]
 DENSE_WEIGHT = 0.5  # weighted min-max fusion (A-Mem's); with the neighbourhood in BM25, 0.5 beat 0.6 on LoCoMo

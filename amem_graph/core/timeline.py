@@ -16,8 +16,8 @@ from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
+from ..models import Link, Note, NoteHistory, NoteVersion, Page, in_periods
 from . import validation
-from .models import Link, Note, NoteHistory, NoteVersion, Page, in_periods
 
 
 def held_at(note: Note, at: datetime) -> bool:

@@ -17,16 +17,16 @@ from typing import Literal
 
 import numpy as np
 
-from . import validation
-from .embedding import Embedder
-from .entities.keys import entity_key, query_keys
-from .errors import AmemError, SchemaMismatch
-from .log import event
-from .models import NO_FILTER, Entity, Note, SearchFilter, SearchHit, Step
-from .store.base import NoteStore, Tx, vectors_current
-from .text import STOP_WORDS, stem, without_stamp
-from .timeline import note_as_of
-from .tuning import DENSE_WEIGHT, Fusion, Tuning
+from ..core import validation
+from ..core.entity_keys import entity_key, query_keys
+from ..core.log import event
+from ..core.text import STOP_WORDS, stem, without_stamp
+from ..core.timeline import note_as_of
+from ..core.tuning import DENSE_WEIGHT, Fusion, Tuning
+from ..embedding import Embedder
+from ..errors import AmemError, SchemaMismatch
+from ..models import NO_FILTER, Entity, Note, SearchFilter, SearchHit, Step
+from ..store.base import NoteStore, Tx, vectors_current
 
 Mode = Literal["hybrid", "vector", "fulltext"]
 MODES: tuple[str, ...] = ("hybrid", "vector", "fulltext")

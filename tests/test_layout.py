@@ -1,0 +1,51 @@
+"""The package's layout holds (docs/development.md): few modules at the top, every part of the package in the
+layers contract that `lint-imports` checks, and the old paths of moved modules still importing, with a warning."""
+
+from __future__ import annotations
+
+import importlib
+import sys
+import tomllib
+import warnings
+from pathlib import Path
+
+import pytest
+
+import amem_graph
+from amem_graph.core.moved import MOVED
+
+pytestmark = pytest.mark.embedded
+
+PACKAGE = Path(amem_graph.__file__).parent
+MAX_TOP_MODULES = 8
+
+
+def test_few_modules_sit_at_the_top_of_the_package() -> None:
+    modules = sorted(p.name for p in PACKAGE.glob("*.py"))
+    assert len(modules) <= MAX_TOP_MODULES, modules
+
+
+def test_every_part_of_the_package_is_in_a_layer() -> None:
+    config = tomllib.loads((PACKAGE.parent / "pyproject.toml").read_text())["tool"]["importlinter"]
+    layers = next(c for c in config["contracts"] if c["type"] == "layers")["layers"]
+    placed = {name.strip() for layer in layers for name in layer.split("|")}
+    parts = {f"amem_graph.{p.stem}" for p in PACKAGE.glob("*.py") if p.stem != "__init__"} | {
+        f"amem_graph.{p.name}" for p in PACKAGE.iterdir() if (p / "__init__.py").exists()}
+    assert parts == placed
+
+
+@pytest.mark.parametrize("old", sorted(MOVED))
+def test_an_old_path_imports_the_moved_module_with_a_warning(old: str) -> None:
+    sys.modules.pop(old, None)
+    with pytest.warns(DeprecationWarning, match=MOVED[old].replace(".", r"\.")):
+        alias = importlib.import_module(old)
+    new = importlib.import_module(MOVED[old])
+    public = [name for name in vars(new) if not name.startswith("_")]
+    assert public and all(getattr(alias, name) is getattr(new, name) for name in public)
+
+
+def test_the_new_paths_warn_nothing() -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", DeprecationWarning)
+        for new in MOVED.values():
+            importlib.import_module(new)
