@@ -4,6 +4,7 @@ layers contract that `lint-imports` checks, and the old paths of moved modules s
 from __future__ import annotations
 
 import importlib
+import subprocess
 import sys
 import tomllib
 import warnings
@@ -49,3 +50,9 @@ def test_the_new_paths_warn_nothing() -> None:
         warnings.simplefilter("error", DeprecationWarning)
         for new in MOVED.values():
             importlib.import_module(new)
+
+
+def test_the_picture_of_the_layers_is_the_code_s() -> None:
+    done = subprocess.run([sys.executable, "scripts/layers.py", "--check"], cwd=PACKAGE.parent, capture_output=True,
+                          text=True)
+    assert done.returncode == 0, done.stderr

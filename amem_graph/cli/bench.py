@@ -263,7 +263,7 @@ def langchain(
 @app.command("llm-cost")
 @user_errors
 def llm_cost(
-    data: Annotated[Path, typer.Option(help="LoCoMo JSON, e.g. ../shared/data/locomo/locomo-dev.json")],
+    data: Annotated[Path, typer.Option(help="LoCoMo JSON, e.g. locomo10.json")],
     json_out: JsonOutOption = None,
     conversation: Annotated[str | None, typer.Option(help="sample_id [default: the first]")] = None,
     limit: Annotated[int | None, typer.Option("--turns", "--limit", min=1, help="Only the first N turns")] = None,
@@ -296,7 +296,7 @@ def llm_cost(
 @user_errors
 def time_(
     data: Annotated[Path | None, typer.Option(
-        help="BEAM in LoCoMo's layout, e.g. ../shared/data/beam/beam-dev.json: its update questions")] = None,
+        help="BEAM in LoCoMo's layout, e.g. beam.json: its update questions")] = None,
     people: Annotated[int, typer.Option(min=1, max=20, help="People in the generated history")] = 20,
     moves: Annotated[int, typer.Option(min=2, max=16, help="Moves of each, each superseding the last")] = 4,
     prefix: Annotated[str, typer.Option(help="Tenant name prefix")] = "time-",
@@ -341,7 +341,7 @@ def view(
 @user_errors
 def locomo(
     data: Annotated[list[Path], typer.Option(
-        help="LoCoMo-layout JSON, e.g. ../shared/data/locomo/locomo-dev.json; repeat for several sets, judged side "
+        help="LoCoMo-layout JSON, e.g. locomo10.json; repeat for several sets, judged side "
              "by side in one summary")],
     json_out: JsonOutOption = None,
     conversations: Annotated[
