@@ -17,7 +17,7 @@ import pytest
 
 from amem_graph import AgenticMemory
 from amem_graph.server import ConnectionInfo
-from amem_graph.store import cypher
+from amem_graph.viewer import browser as neo4j_browser
 
 from .chromium import TIMEOUT_MS, unavailable
 
@@ -85,7 +85,7 @@ def _settled(nodes: Locator, deadline_s: float = 60.0) -> None:
 
 def _note_color() -> str:
     """The fill colour that style.grass gives Note nodes: seen on the page, it proves `:style` took."""
-    grass = cypher.browser_style().read_text(encoding="utf-8")
+    grass = neo4j_browser.browser_style().read_text(encoding="utf-8")
     match = re.search(r"node\.Note\s*\{[^}]*?\bcolor:\s*(#[0-9A-Fa-f]{6})", grass)
     assert match, "style.grass gives node.Note no color"
     return match.group(1)
@@ -102,10 +102,10 @@ def _screenshot(page: Page, path: Path, name: str) -> None:
 def _explore(page: Page, url: str, server: ConnectionInfo, tenant: str, note_id: str) -> Locator:
     """Connects, loads the style, sets the parameters and runs the first saved query; returns its nodes."""
     _connect(page, url, server)
-    _run(page, ":style " + " ".join(cypher.browser_style().read_text(encoding="utf-8").split()))
+    _run(page, ":style " + " ".join(neo4j_browser.browser_style().read_text(encoding="utf-8").split()))
     _set_param(page, "tenant", tenant)
     _set_param(page, "note_id", note_id)
-    name, query = cypher.saved_queries()[0]
+    name, query = neo4j_browser.saved_queries()[0]
     assert "$note_id" in query, f"the first saved query is no longer about one note: {name!r}"
     _run(page, query)
     command = page.get_by_test_id("frameCommand").filter(has_text=query.splitlines()[0][:40])

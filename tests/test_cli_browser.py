@@ -10,8 +10,8 @@ from typer.testing import CliRunner
 from amem_graph import AgenticMemory, Settings
 from amem_graph.cli import app
 from amem_graph.server import LocalNeo4j
-from amem_graph.store import cypher
 from amem_graph.store.base import SCHEMA_VERSION
+from amem_graph.viewer import browser as neo4j_browser
 
 from .conftest import free_port
 
@@ -28,9 +28,9 @@ def test_every_saved_query_runs_and_stays_in_its_tenant(two_tenants) -> None:
     memory, (tenant, other) = two_tenants
     note_id = memory.list(tenant=tenant, limit=50)[-1].id  # the first note: linked and evolved
     entity = memory.entities.list(tenant=tenant, limit=1)[0].key
-    saved = cypher.saved_queries()
-    assert len(saved) == 6 and cypher.browser_style().read_text().count("relationship.") >= 6
-    assert "node.Entity" in cypher.browser_style().read_text()
+    saved = neo4j_browser.saved_queries()
+    assert len(saved) == 6 and neo4j_browser.browser_style().read_text().count("relationship.") >= 6
+    assert "node.Entity" in neo4j_browser.browser_style().read_text()
     for name, query in saved:
         params = {"tenant": tenant, "note_id": note_id, "entity": entity}
         records = memory._store._driver.execute_query(query, params).records
@@ -46,7 +46,7 @@ def test_browser_command_says_where_and_what_to_load(cli_env: dict[str, str]) ->
     assert result.exit_code == 0, result.output
     data = json.loads(result.stdout)
     assert data["browser"].endswith("/browser/") and data["style_file"].endswith("style.grass")
-    assert [q["name"] for q in data["queries"]] == [name for name, _ in cypher.saved_queries()]
+    assert [q["name"] for q in data["queries"]] == [name for name, _ in neo4j_browser.saved_queries()]
     style = runner.invoke(app, ["browser", "--style"], env=cli_env, catch_exceptions=False)
     assert "node.Note" in style.stdout and "relationship.CONTRADICTS" in style.stdout
 
