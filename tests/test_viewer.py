@@ -152,7 +152,7 @@ def test_as_of_a_moment_the_memory_is_as_it_stood_and_changes_since_are_marked(v
 def test_a_link_that_ended_since_a_moment_is_shown_ended(viewer: Viewer, data: Sample, memory: AgenticMemory) -> None:
     link = Link(data.vet, data.shoes, "SUPPORTS")
     # What an analyser's decision does when a later note contradicts a link (no public call ends a link by hand).
-    memory._store.write(memory.tenant, lambda tx: tx.invalidate_links([link], "no longer holds", "evolution-test"))
+    memory._store.write(memory.tenant, lambda tx: tx.link([link], "evolution-test", invalidate="no longer holds"))
     now = {(l["source_id"], l["target_id"], l["type"]) for l in api(viewer, "network")["links"]}
     assert (data.vet, data.shoes, "SUPPORTS") not in now  # current links only
     since = api(viewer, "network", since=data.before.isoformat())["links"]

@@ -145,7 +145,7 @@ class Entities:
 
         def write(tx: Tx) -> Entity:
             entity = _named(tx, alias, tenant)
-            was = tx.unalias(entity.key)
+            was = tx.alias(entity.key, None)
             if was is None:
                 raise InvalidInput(f"{entity.name!r} is not merged into another entity")
             event("entity_unmerged", logging.INFO, tenant=tenant, alias=entity.key, into=was)
@@ -213,7 +213,7 @@ class _Moment:
 
     @classmethod
     def then(cls, tx: Tx, at: datetime) -> _Moment:
-        return cls(at, tuple(merges_as_of(tx.merge_records(), at)))
+        return cls(at, tuple(merges_as_of(tx.merges(), at)))
 
     def entities(self, tx: Tx, entities: Sequence[Entity]) -> list[Entity]:
         """These entities (as the store gives them now) as the memory held them then; those it did not hold

@@ -47,7 +47,7 @@ class Retention:
     def set_policy(self, policy: RetentionPolicy, *, tenant: str | None = None) -> RetentionPolicy | None:
         """Keep `policy` for the tenant (`run` applies it); a policy with no rule clears it. Archives nothing."""
         policy = checked(policy)
-        self._store.write(self._tenant(tenant), lambda tx: tx.set_retention(policy), lock=False)
+        self._store.write(self._tenant(tenant), lambda tx: tx.retention(policy), lock=False)
         return None if policy == RetentionPolicy() else policy
 
     @operation("retention_plan")

@@ -127,15 +127,14 @@ class NoteTx(Protocol):
         """Take `line` out of the neighbourhood text of the session's notes and of their versions, in place
         (with the line break that joined it), where it appears."""
 
-    def link(self, links: Sequence[Link], evolution_id: str | None) -> list[Link]:
-        """Each link between two notes of the tenant, created once and then updated (and valid again)."""
+    def link(self, links: Sequence[Link], evolution_id: str | None, *, invalidate: str | None = None) -> list[Link]:
+        """Each link between two notes of the tenant, created once and then updated (and valid again); returns
+        them as written. With `invalidate` (a reason), each valid one (by source, target and type) is invalid from
+        now instead, never deleted; then nothing is returned."""
 
     def supersede(self, pairs: Sequence[tuple[str, str, str]], evolution_id: str | None) -> None:
         """(older id, newer id, reason): the older note is invalidated and points at the newer one (its valid time
         ends where the newer's begins)."""
-
-    def invalidate_links(self, links: Sequence[Link], reason: str, evolution_id: str) -> None:
-        """Each link (by source, target and type) invalid from now, with `reason`; never deleted."""
 
     def record_evolution(self, record: EvolutionRecord) -> None: ...
 
@@ -146,11 +145,9 @@ class NoteTx(Protocol):
     def usage(self) -> list[NoteUsage]:
         """The usage of every note not archived (superseded ones too), by id."""
 
-    def retention(self) -> RetentionPolicy | None:
-        """The tenant's retention policy, if one is set."""
-
-    def set_retention(self, policy: RetentionPolicy) -> None:
-        """Set the tenant's retention policy (one with no rule clears it)."""
+    def retention(self, policy: RetentionPolicy | None = None) -> RetentionPolicy | None:
+        """The tenant's retention policy, if one is set; with `policy`, that one set first (one with no rule
+        clears it)."""
 
     def versions(self, note_ids: Sequence[str]) -> dict[str, list[NoteVersion]]:
         """The kept versions of each of these notes that has any, oldest first."""
@@ -443,19 +440,15 @@ class EntityTx(Protocol):
         the newest `limit` notes that mention it or an entity merged into it and pass the filter, as brief
         notes (see `vector_search`), with the mention's best confidence."""
 
-    def alias(self, key: str, into: str, *, reason: str, by: MergeBy) -> bool:
+    def alias(self, key: str, into: str | None, *, reason: str = "", by: MergeBy = "user") -> str | None:
         """Merge the entity `key` into `into` (ALIAS_OF with the time, reason and decider; the caller has checked
-        that both exist and that merges stay one level deep); False if either is missing."""
-
-    def unalias(self, key: str) -> str | None:
-        """Undo the merge of `key`, keeping it as ended now (WAS_ALIAS_OF): the key of the entity it was merged
+        that both exist and that merges stay one level deep): `into`, or None if either is missing. With `into`
+        None, undo the merge of `key`, keeping it as ended now (WAS_ALIAS_OF): the key of the entity it was merged
         into, or None if it was not."""
 
-    def merges(self, key: str) -> list[EntityMerge]:
-        """The merges into the entity `key` that hold now, oldest first."""
-
-    def merge_records(self) -> list[EntityMerge]:
-        """Every merge of the tenant's entities, held or ended (`ended_at`), oldest first."""
+    def merges(self, into: str | None = None) -> list[EntityMerge]:
+        """The merges into the entity `into` that hold now; with None, every merge of the tenant's entities, held
+        or ended (`ended_at`). Oldest first."""
 
     def mention_times(
         self, *, keys: Sequence[str] | None = None, note_ids: Sequence[str] | None = None
@@ -500,9 +493,6 @@ class AttachmentTx(Protocol):
 class AttachmentStore(Protocol):
     """Database-wide reads for the adapters (outside one tenant)."""
 
-    def keyed_tenants(self, as_of: datetime | None = None) -> list[str]:
-        """Every tenant with a store item (with `as_of`, that held one then)."""
-
     def note_tenants(self, note_ids: Sequence[str]) -> dict[str, str]:
         """The tenant that holds each of these note ids (ids are unique across the database)."""
 
@@ -514,8 +504,9 @@ class AdminStore(Protocol):
     def export_records(self, tenant: str, page: int = 2_000) -> Iterator[dict[str, Any]]:
         """Every node, then every relationship, of one tenant, as JSON-ready records (see ingest/transfer.py)."""
 
-    def tenants(self) -> list[str]:
-        """Every tenant that holds a node, in order."""
+    def tenants(self, *, keyed: bool = False, as_of: datetime | None = None) -> list[str]:
+        """Every tenant that holds a node, in order; with `keyed`, every tenant with a store item (with `as_of`,
+        that held one then)."""
 
     def import_records(
         self, tenant: str, rows: Sequence[dict[str, Any]], relationships: Sequence[dict[str, Any]], batch: int = 1_000

@@ -268,7 +268,9 @@ class Neo4jStore:
                     yield record
                 offset += len(rows)
 
-    def tenants(self) -> list[str]:
+    def tenants(self, *, keyed: bool = False, as_of: datetime | None = None) -> list[str]:
+        if keyed:
+            return [r["tenant"] for r in self._run("attached/keyed_tenants", as_of=as_of)]
         return [r["tenant"] for r in self._run("admin/tenants")]
 
     def import_records(
@@ -301,9 +303,6 @@ class Neo4jStore:
             return len(ids), created
 
         return self._write_transaction("import", work)
-
-    def keyed_tenants(self, as_of: datetime | None = None) -> list[str]:
-        return [r["tenant"] for r in self._run("attached/keyed_tenants", as_of=as_of)]
 
     def note_tenants(self, note_ids: Sequence[str]) -> dict[str, str]:
         return {r["id"]: r["tenant"] for r in self._run("admin/note_tenants", ids=list(note_ids))} if note_ids else {}

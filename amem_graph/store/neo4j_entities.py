@@ -42,17 +42,16 @@ class Neo4jEntities:
         rows = self._each("entity/mentioning", "keys", list(keys), limit=limit, **filters.params())
         return [(entity_from_record(r["entity"]), brief_note(r["note"]), float(r["confidence"])) for r in rows]
 
-    def alias(self, key: str, into: str, *, reason: str, by: MergeBy) -> bool:
-        return bool(self.run("entity/alias", key=key, into=into, reason=reason, by=by))
+    def alias(self, key: str, into: str | None, *, reason: str = "", by: MergeBy = "user") -> str | None:
+        if into is None:
+            rows = self.run("entity/unalias", key=key)
+            return rows[0]["into"] if rows else None
+        return into if self.run("entity/alias", key=key, into=into, reason=reason, by=by) else None
 
-    def unalias(self, key: str) -> str | None:
-        rows = self.run("entity/unalias", key=key)
-        return rows[0]["into"] if rows else None
-
-    def merges(self, key: str) -> list[EntityMerge]:
-        return [EntityMerge(r["alias"], key, time_of(r["at"]), r["reason"], r["by"]) for r in self.run("entity/merges", key=key)]
-
-    def merge_records(self) -> list[EntityMerge]:
+    def merges(self, into: str | None = None) -> list[EntityMerge]:
+        if into is not None:
+            return [EntityMerge(r["alias"], into, time_of(r["at"]), r["reason"], r["by"])
+                    for r in self.run("entity/merges", key=into)]
         return [EntityMerge(r["alias"], r["into"], time_of(r["at"]), r["reason"], r["by"], time_of(r["ended_at"]))
                 for r in self.run("entity/merge_records")]
 

@@ -177,17 +177,18 @@ class Neo4jNotes(Neo4jText):
 
     # -- links and evolutions ---------------------------------------------------------------------
 
-    def link(self, links: Sequence[Link], evolution_id: str | None) -> list[Link]:
+    def link(self, links: Sequence[Link], evolution_id: str | None, *, invalidate: str | None = None) -> list[Link]:
+        if invalidate is not None:
+            rows = [{"source_id": s.source_id, "target_id": s.target_id, "type": validation.link_type(s.type)}
+                    for s in links]
+            self._each("link/invalidate", "links", rows, reason=invalidate, evolution_id=evolution_id)
+            return []
         made = self._each("link/create", "rows", [_link_row(link) for link in links], evolution_id=evolution_id)
         return [link_from_record(r.data()) for r in made]
 
     def supersede(self, pairs: Sequence[tuple[str, str, str]], evolution_id: str | None) -> None:
         rows = [{"old_id": old, "new_id": new, "reason": reason} for old, new, reason in pairs]
         self._each("evolution/supersede", "contradictions", rows, evolution_id=evolution_id)
-
-    def invalidate_links(self, links: Sequence[Link], reason: str, evolution_id: str) -> None:
-        rows = [{"source_id": s.source_id, "target_id": s.target_id, "type": validation.link_type(s.type)} for s in links]
-        self._each("link/invalidate", "links", rows, reason=reason, evolution_id=evolution_id)
 
     def record_evolution(self, record: EvolutionRecord) -> None:
         self.run(
@@ -204,12 +205,11 @@ class Neo4jNotes(Neo4jText):
         return [NoteUsage(r["id"], time_of(r["created_at"]), time_of(r["last_accessed"]), r["recalls"], r["links"])
                 for r in self.run("note/usage", link_types=sorted(LINK_TYPES))]
 
-    def retention(self) -> RetentionPolicy | None:
+    def retention(self, policy: RetentionPolicy | None = None) -> RetentionPolicy | None:
+        if policy is not None:
+            self.run("tenant/set_retention", **policy.to_dict())
         rows = self.run("tenant/retention")
         return RetentionPolicy(**rows[0].data()) if rows else None
-
-    def set_retention(self, policy: RetentionPolicy) -> None:
-        self.run("tenant/set_retention", **policy.to_dict())
 
     def versions(self, note_ids: Sequence[str]) -> dict[str, list[NoteVersion]]:
         kept: dict[str, list[NoteVersion]] = {}

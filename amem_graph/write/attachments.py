@@ -78,7 +78,7 @@ class Attachments:
 
     def keyed_tenants(self, as_of: datetime | None = None) -> list[str]:
         """Every tenant with a LangGraph store item (with `as_of`, that held one then)."""
-        return self._store.keyed_tenants(as_of)
+        return self._store.tenants(keyed=True, as_of=as_of)
 
     def search(
         self, tenant: str, kind: AttachmentKind, vector: Sequence[float], k: int, *, external: bool, plain: bool = False,

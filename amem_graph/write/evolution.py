@@ -170,7 +170,7 @@ def apply_evolution(
     tx.supersede([c for c in write.contradictions if {c[0], c[1]} <= known], write.id)
     linked = {write.trigger_id} | {link.target_id for link in made} if made else set()
     dropped = _over_budget([_with_links(n, made) for n in read if n.id in linked], link_budget)
-    tx.invalidate_links(dropped, "link budget", write.id)
+    tx.link(dropped, write.id, invalidate="link budget")
     seen = (write.note.event_time if write.note else None) or validation.now()
     tx.mention(mention_rows(write.trigger_id, write.mentions, seen))
     decision = {

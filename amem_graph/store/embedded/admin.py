@@ -4,6 +4,7 @@ the Neo4j store's, so a tenant moves between the two unchanged), and re-embeddin
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
+from datetime import datetime
 from itertools import islice
 from typing import Any
 
@@ -12,6 +13,7 @@ import numpy as np
 from ...errors import InvalidInput
 from ...ingest import transfer
 from ..base import StoreStats
+from .attached import owner_then
 from .graph import ConstraintViolation, Node, PropertyGraph
 
 # What consolidation re-embeds, per kind: the label and the fields its vectors come from (as
@@ -52,7 +54,11 @@ class EmbeddedAdmin:
 
         yield from self._read(work)
 
-    def tenants(self) -> list[str]:
+    def tenants(self, *, keyed: bool = False, as_of: datetime | None = None) -> list[str]:
+        if keyed:
+            return self._read(lambda: sorted({n.props["tenant"] for n in self.graph.labelled("Note")
+                                              if n.props.get("store_key") is not None
+                                              and owner_then(n.props, as_of) == "item"}))
         return self._read(lambda: sorted({t for n in self.graph.nodes.values() if (t := n.props.get("tenant")) is not None}))
 
     def import_records(

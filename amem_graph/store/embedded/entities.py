@@ -112,17 +112,18 @@ class EmbeddedEntities:
             out += [(record, self._store.to_note(n), confidence) for n, confidence in found[:limit]]
         return out
 
-    def alias(self, key: str, into: str, *, reason: str, by: MergeBy) -> bool:
-        """cypher/entity/alias.cypher."""
+    def alias(self, key: str, into: str | None, *, reason: str = "", by: MergeBy = "user") -> str | None:
+        """cypher/entity/alias.cypher; with `into` None, cypher/entity/unalias.cypher."""
+        if into is None:
+            return self._unalias(key)
         alias, target = self._entity(key), self._entity(into)
         if alias is None or target is None:
-            return False
+            return None
         if not any(r.end == target.key for r in self.graph.relationships(alias, ["ALIAS_OF"])):
             self.graph.create_rel("ALIAS_OF", alias, target, {"at": self.now, "reason": reason, "by": by})
-        return True
+        return into
 
-    def unalias(self, key: str) -> str | None:
-        """cypher/entity/unalias.cypher."""
+    def _unalias(self, key: str) -> str | None:
         alias = self._entity(key)
         rel = next(self.graph.relationships(alias, ["ALIAS_OF"]), None) if alias is not None else None
         if alias is None or rel is None:
@@ -132,8 +133,11 @@ class EmbeddedEntities:
         self.graph.delete_rel(rel)
         return str(into.props["key"])
 
-    def merges(self, key: str) -> list[EntityMerge]:
-        """cypher/entity/merges.cypher."""
+    def merges(self, into: str | None = None) -> list[EntityMerge]:
+        """cypher/entity/merges.cypher; with `into` None, cypher/entity/merge_records.cypher."""
+        if into is None:
+            return self._merge_records()
+        key = into
         entity = self._entity(key)
         if entity is None:
             return []
@@ -141,8 +145,7 @@ class EmbeddedEntities:
         rows.sort(key=lambda row: (row[1]["at"], row[0]))
         return [EntityMerge(alias, key, props["at"], props["reason"], props["by"]) for alias, props in rows]
 
-    def merge_records(self) -> list[EntityMerge]:
-        """cypher/entity/merge_records.cypher."""
+    def _merge_records(self) -> list[EntityMerge]:
         found = [
             EntityMerge(alias.props["key"], self.graph.nodes[r.end].props["key"], r.props.get("at"), r.props["reason"],
                         r.props["by"], r.props.get("ended_at"))

@@ -206,8 +206,11 @@ class EmbeddedNotes:
 
     # -- links and evolutions ---------------------------------------------------------------------
 
-    def link(self, links: Sequence[Link], evolution_id: str | None) -> list[Link]:
-        """cypher/link/create.cypher."""
+    def link(self, links: Sequence[Link], evolution_id: str | None, *, invalidate: str | None = None) -> list[Link]:
+        """cypher/link/create.cypher; with `invalidate`, cypher/link/invalidate.cypher."""
+        if invalidate is not None:
+            self._invalidate(links, invalidate, evolution_id)
+            return []
         made = []
         for link in links:
             a, b = self._note(link.source_id), self._note(link.target_id)
@@ -238,7 +241,7 @@ class EmbeddedNotes:
                 self.graph.create_rel("SUPERSEDED_BY", old, new, {"reason": reason, "at": self.now,
                                                                   "evolution_id": evolution_id})
 
-    def invalidate_links(self, links: Sequence[Link], reason: str, evolution_id: str) -> None:
+    def _invalidate(self, links: Sequence[Link], reason: str, evolution_id: str | None) -> None:
         for link in links:
             source, target = self._note(link.source_id), self._note(link.target_id)
             if source is None or target is None:
@@ -288,15 +291,16 @@ class EmbeddedNotes:
                 if r.props.get("invalid_at") is None and "Note" in graph.other(r, n).labels),
         ) for n in nodes]
 
-    def retention(self) -> RetentionPolicy | None:
-        """cypher/tenant/retention.cypher."""
+    def retention(self, policy: RetentionPolicy | None = None) -> RetentionPolicy | None:
+        """cypher/tenant/retention.cypher; with `policy`, cypher/tenant/set_retention.cypher first."""
+        if policy is not None:
+            self._set_retention(policy)
         node = self.graph.unique("Retention", tenant=self.tenant)
         if node is None:
             return None
         return RetentionPolicy(**{k: node.props.get(k) for k in ("max_notes", "unused_days", "min_heat")})
 
-    def set_retention(self, policy: RetentionPolicy) -> None:
-        """cypher/tenant/set_retention.cypher."""
+    def _set_retention(self, policy: RetentionPolicy) -> None:
         node = self.graph.unique("Retention", tenant=self.tenant)
         if policy == RetentionPolicy():
             if node is not None:

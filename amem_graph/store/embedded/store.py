@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Mapping, Sequence
-from datetime import datetime
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -25,7 +24,7 @@ from ..base import SCHEMA_VERSION, SchemaState, StoreStats, Tx, refuse_stale_wri
 from ..lucene import PAGE_FIELDS, TEXT_FIELDS
 from ..records import note_from_record
 from .admin import EmbeddedAdmin
-from .attached import EmbeddedAttached, owner_then
+from .attached import EmbeddedAttached
 from .entities import EmbeddedEntities
 from .fulltext import FulltextIndex
 from .graph import Node, PropertyGraph, Rel
@@ -184,10 +183,6 @@ class EmbeddedStore(EmbeddedAdmin):
         self.graph.touched.clear()
 
     # -- admin ------------------------------------------------------------------------------------
-
-    def keyed_tenants(self, as_of: datetime | None = None) -> list[str]:
-        return self._read(lambda: sorted({n.props["tenant"] for n in self.graph.labelled("Note")
-                                          if n.props.get("store_key") is not None and owner_then(n.props, as_of) == "item"}))
 
     def note_tenants(self, note_ids: Sequence[str]) -> dict[str, str]:
         def work() -> dict[str, str]:
