@@ -439,9 +439,7 @@ class Retriever:
             cached = self._speakers.get(tenant)
         if cached and time.monotonic() - cached[0] < SPEAKER_TTL_S:
             return cached[1]
-        speakers = self.store.read(tenant, lambda tx: Speakers.of(
-            tx.speakers(), tx.speaker_calls() if self.tuning.vocatives else (),
-        ))
+        speakers = self.store.read(tenant, lambda tx: Speakers.of(*tx.speakers(calls=self.tuning.vocatives)))
         with self._lock:
             self._speakers[tenant] = (time.monotonic(), speakers)
         return speakers

@@ -189,11 +189,9 @@ class NoteTx(Protocol):
         `speaker_prior` for a note by one of `names`. Only the first `deep_seeds` seeds go past one hop.
         One statement on Neo4j: search's hot path saves its round trips."""
 
-    def speakers(self) -> list[str]: ...
-
-    def speaker_calls(self) -> list[tuple[str, str, int]]:
-        """(speaker, name, times): how often the tenant's notes call each speaker by each name (their `addressee`
-        and `called`)."""
+    def speakers(self, *, calls: bool = False) -> tuple[list[str], list[tuple[str, str, int]]]:
+        """The speakers of the tenant's notes, and with `calls`, (speaker, name, times): how often the notes call
+        each speaker by each name (their `addressee` and `called`)."""
 
     def count_use(self, label: Counted, ids: Sequence[str], now: datetime) -> None:
         """One more use of each node per time its id is listed, stamped `now`: a note's retrieval, a segment's
@@ -377,8 +375,12 @@ class TierTx(Protocol):
     def join_segment(self, page_id: str, segment: SegmentWrite, now: datetime) -> None:
         """Move a page into a segment, new or existing: its summary, keywords and centroid, one more page."""
 
-    def mark_promoted(self, segment_id: str, derived: Sequence[tuple[str, str]], now: datetime) -> None:
-        """DERIVED_FROM from each (page id, note id)'s note to its page and the segment; the pages marked."""
+    def promote(self, segment_id: str, now: datetime, *, derived: Sequence[tuple[str, str]] = (),
+                facts: Sequence[FactWrite] = ()) -> None:
+        """What a promotion of the segment wrote: DERIVED_FROM from each (page id, note id)'s note to its page and
+        the segment, the pages marked promoted; the persona `facts` reinforced (one more mention, the confidence
+        given), then the new ones created, invalidating those they supersede (which still apply, the tiers
+        decide: `persona.still_applying`)."""
 
     def facts(
         self, assistant: str | None, *, kinds: Sequence[str] | None = None, vector: Sequence[float] | None = None,
@@ -386,10 +388,6 @@ class TierTx(Protocol):
     ) -> list[tuple[Fact, float | None, np.ndarray | None]]:
         """Active facts (of `assistant`'s scope, or all with None; with cosine to `vector` if given, ranked by
         it) and their embeddings if asked; with `as_of`, the facts active then (`timeline.tier_held`)."""
-
-    def write_facts(self, segment_id: str, facts: Sequence[FactWrite], now: datetime) -> None:
-        """Reinforce facts (one more mention, the confidence given), then create the new ones, invalidating those
-        they supersede; which still apply, the tiers decide (`persona.still_applying`)."""
 
 
 
@@ -458,6 +456,18 @@ class EntityTx(Protocol):
         their time: when its note was)."""
 
 
+@dataclass(frozen=True)
+class Near:
+    """`attached`'s selector of the notes of an adapter's `kind` nearest `vector` by exact cosine: by their
+    external vectors (`external`, same dimension) or by the engine's (then with `plain`, notes no adapter owns
+    too)."""
+
+    kind: AttachmentKind
+    vector: Sequence[float]
+    external: bool
+    plain: bool = False
+
+
 class AttachmentTx(Protocol):
     """What the LangChain / LangGraph adapters keep on one tenant's notes, inside a transaction."""
 
@@ -466,28 +476,22 @@ class AttachmentTx(Protocol):
         the notes that exist, which are the ones set."""
 
     def attached(
-        self, *, ids: Sequence[str] | None = None, session: str | None = None, keyed: bool = False, limit: int = EVERY,
-        offset: int = 0, superseded: bool = True, as_of: datetime | None = None,
+        self, *, ids: Sequence[str] | None = None, session: str | None = None, keyed: bool = False,
+        near: Near | None = None, limit: int = EVERY, offset: int = 0, superseded: bool = True,
+        as_of: datetime | None = None,
     ) -> list[Attached]:
-        """By one selector (none, or an empty one, selects nothing; `limit` after `offset` for each): the notes among `ids` that carry an attachment (of any adapter), in the order
-        asked; every note of a `session` in session order, with its attachment if it has one (kind None if
-        not); or with `keyed`, store items, the most recently put first (those a later note contradicted only
-        with `superseded`; archived ones never). With `as_of`, `keyed` selects the items held then, superseded
-        and archived as of then (cypher/fragments/attached_by_then.cypher, note_filter.cypher); every reader
-        returns what the note holds now, which the engine turns into what it held then (timeline)."""
+        """By one selector (none, or an empty one, selects nothing; `limit` after `offset` for each): the notes
+        among `ids` that carry an attachment (of any adapter), in the order asked; every note of a `session` in
+        session order, with its attachment if it has one (kind None if not); with `keyed`, store items, the most
+        recently put first; or the `limit` notes `near` a vector, nearest first, with their scores (cosine scaled
+        to 0..1). `keyed` and `near` take notes a later one contradicted only with `superseded`, archived ones
+        never; with `as_of`, the notes held then, owned, superseded and archived as of then
+        (cypher/fragments/attached_by_then.cypher, note_filter.cypher). Every reader returns what the note holds
+        now, which the engine turns into what it held then (timeline)."""
 
     def attachment_history(self, note_ids: Sequence[str]) -> dict[str, list[tuple[str, datetime]]]:
         """The objects each of these notes' attachment held before its current one, with when each was set,
         oldest first ('' for one put again unchanged; see cypher/attached/set.cypher); notes with none left out."""
-
-    def attached_search(
-        self, kind: AttachmentKind, vector: Sequence[float], k: int, *, external: bool, plain: bool = False,
-        superseded: bool = True, as_of: datetime | None = None,
-    ) -> list[Attached]:
-        """Exact cosine: the k nearest `kind` notes by their external vectors (`external`, same dimension)
-        or by the engine's (then with `plain`, notes no adapter owns too); with `superseded`, notes a later one
-        contradicted too (the store's readers all take them unless told; the engine decides); archived notes never.
-        With `as_of`, among the notes held then, owned, superseded and archived as they were then."""
 
 
 class AttachmentStore(Protocol):

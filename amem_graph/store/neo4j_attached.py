@@ -14,7 +14,7 @@ from typing import Any
 from neo4j import Record
 
 from ..models import Attached, Attachment, AttachmentKind, SearchFilter
-from .base import EVERY
+from .base import EVERY, Near
 from .records import note_from_record, time_of
 
 
@@ -43,9 +43,15 @@ class Neo4jAttached:
         return [r["id"] for r in self._each("attached/set", "rows", rows, kind=kind, now=now)]
 
     def attached(
-        self, *, ids: Sequence[str] | None = None, session: str | None = None, keyed: bool = False, limit: int = EVERY,
-        offset: int = 0, superseded: bool = True, as_of: datetime | None = None,
+        self, *, ids: Sequence[str] | None = None, session: str | None = None, keyed: bool = False,
+        near: Near | None = None, limit: int = EVERY, offset: int = 0, superseded: bool = True,
+        as_of: datetime | None = None,
     ) -> list[Attached]:
+        if near is not None:
+            name = "attached/vector_search" if near.external else "attached/similar"
+            found = attached_rows(self.run(name, kind=near.kind, vector=[float(v) for v in near.vector],
+                                           k=offset + limit, plain=near.plain, **_scope(superseded, as_of)))
+            return found[offset:]
         page = {"limit": limit, "offset": offset}
         if ids is not None:
             return attached_rows(self._each("attached/get", "ids", list(ids), **page))
@@ -60,14 +66,6 @@ class Neo4jAttached:
             r["id"]: [(value, at) for value, at in zip(r["attached"], (time_of(t) for t in r["at"]), strict=True) if at is not None]
             for r in self._each("attached/history", "ids", list(note_ids))
         }
-
-    def attached_search(
-        self, kind: AttachmentKind, vector: Sequence[float], k: int, *, external: bool, plain: bool = False,
-        superseded: bool = True, as_of: datetime | None = None,
-    ) -> list[Attached]:
-        name = "attached/vector_search" if external else "attached/similar"
-        return attached_rows(self.run(name, kind=kind, vector=[float(v) for v in vector], k=k, plain=plain,
-                                      **_scope(superseded, as_of)))
 
 
 def _scope(superseded: bool, as_of: datetime | None) -> dict[str, Any]:

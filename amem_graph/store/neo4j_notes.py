@@ -317,11 +317,9 @@ class Neo4jNotes(Neo4jText):
         )
         return [(note_from_record(r["note"]), float(r["score"]), [Step(**step) for step in r["path"]]) for r in rows]
 
-    def speakers(self) -> list[str]:
-        return [r["speaker"] for r in self.run("search/speakers")]
-
-    def speaker_calls(self) -> list[tuple[str, str, int]]:
-        return [(r["speaker"], r["name"], int(r["times"])) for r in self.run("search/speaker_calls")]
+    def speakers(self, *, calls: bool = False) -> tuple[list[str], list[tuple[str, str, int]]]:
+        names = [r["speaker"] for r in self.run("search/speakers")]
+        return names, [(r["speaker"], r["name"], int(r["times"])) for r in self.run("search/speaker_calls")] if calls else []
 
     def count_use(self, label: Counted, ids: Sequence[str], now: datetime) -> None:
         self._each(_COUNTED[label], "ids", ids, now=now)

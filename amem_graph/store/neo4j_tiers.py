@@ -119,9 +119,13 @@ class Neo4jTiers:
             },
         )
 
-    def mark_promoted(self, segment_id: str, derived: Sequence[tuple[str, str]], now: datetime) -> None:
-        rows = [{"page_id": page_id, "note_id": note_id} for page_id, note_id in derived]
-        self.run("segment/promoted", segment_id=segment_id, now=now, derived=rows)
+    def promote(self, segment_id: str, now: datetime, *, derived: Sequence[tuple[str, str]] = (),
+                facts: Sequence[FactWrite] = ()) -> None:
+        if facts:
+            self._write_facts(segment_id, facts, now)
+        if derived:
+            rows = [{"page_id": page_id, "note_id": note_id} for page_id, note_id in derived]
+            self.run("segment/promoted", segment_id=segment_id, now=now, derived=rows)
 
     # -- persona --------------------------------------------------------------------------------
 
@@ -139,7 +143,7 @@ class Neo4jTiers:
             for r in rows
         ]
 
-    def write_facts(self, segment_id: str, facts: Sequence[FactWrite], now: datetime) -> None:
+    def _write_facts(self, segment_id: str, facts: Sequence[FactWrite], now: datetime) -> None:
         reinforced = [
             {"existing_id": f.existing_id, "page_id": f.page_id, "confidence": f.confidence}
             for f in facts if f.existing_id is not None

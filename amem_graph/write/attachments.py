@@ -17,7 +17,7 @@ from datetime import datetime
 from ..core import timeline, validation
 from ..errors import InvalidInput
 from ..models import Attached, Attachment, AttachmentKind, Note, SearchFilter
-from ..store.base import EVERY, MemoryStore, Tx
+from ..store.base import EVERY, MemoryStore, Near, Tx
 
 
 class Attachments:
@@ -88,7 +88,7 @@ class Attachments:
         or by the engine's (then with `plain`, notes no adapter owns too); current ones only unless
         `superseded`. With `as_of`, among the notes held then, as they were then (ranked by today's vectors)."""
         def work(tx: Tx) -> list[Attached]:
-            found = tx.attached_search(kind, vector, k, external=external, plain=plain, superseded=superseded, as_of=as_of)
+            found = tx.attached(near=Near(kind, vector, external, plain), limit=k, superseded=superseded, as_of=as_of)
             return found if as_of is None else _then(tx, found, as_of, owned=not plain)
 
         return self._store.read(validation.tenant(tenant), work)

@@ -11,7 +11,7 @@ import numpy as np
 
 from ...embedding import cosine
 from ...models import Attached, Attachment, AttachmentKind, SearchFilter
-from ..base import EVERY
+from ..base import EVERY, Near
 from .graph import Node, PropertyGraph
 from .view import StoreView
 
@@ -53,10 +53,14 @@ class EmbeddedAttached:
         return done
 
     def attached(
-        self, *, ids: Sequence[str] | None = None, session: str | None = None, keyed: bool = False, limit: int = EVERY,
-        offset: int = 0, superseded: bool = True, as_of: datetime | None = None,
+        self, *, ids: Sequence[str] | None = None, session: str | None = None, keyed: bool = False,
+        near: Near | None = None, limit: int = EVERY, offset: int = 0, superseded: bool = True,
+        as_of: datetime | None = None,
     ) -> list[Attached]:
-        """cypher/attached/get.cypher (`ids`), session.cypher and keyed.cypher."""
+        """cypher/attached/get.cypher (`ids`), session.cypher, keyed.cypher; vector_search.cypher and similar.cypher
+        (`near`)."""
+        if near is not None:
+            return self._near(near, offset + limit, superseded, as_of)[offset:]
         if ids is not None:
             nodes = [n for n in (self._store.note_node(self.tenant, i) for i in ids)
                      if n is not None and n.props.get("attached") is not None]
@@ -81,12 +85,9 @@ class EmbeddedAttached:
         return {i: list(zip(n.props["attached_before"], n.props["attached_before_at"], strict=True))
                 for i, n in nodes.items() if n is not None and n.props.get("attached_before") is not None}
 
-    def attached_search(
-        self, kind: AttachmentKind, vector: Sequence[float], k: int, *, external: bool, plain: bool = False,
-        superseded: bool = True, as_of: datetime | None = None,
-    ) -> list[Attached]:
-        """cypher/attached/vector_search.cypher (`external`) and similar.cypher."""
-        query = np.asarray(vector, dtype=np.float32)
+    def _near(self, near: Near, k: int, superseded: bool, as_of: datetime | None) -> list[Attached]:
+        kind, external, plain = near.kind, near.external, near.plain
+        query = np.asarray(near.vector, dtype=np.float32)
         scope = SearchFilter(include_superseded=superseded, as_of=as_of)
         scored = []
         for node in self.graph.labelled("Note", self.tenant):

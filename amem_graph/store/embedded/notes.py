@@ -449,14 +449,14 @@ class EmbeddedNotes:
                 yield nxt, gained, longer
                 stack.append((nxt, gained, longer))
 
-    def speakers(self) -> list[str]:
-        return sorted({s for n in self.graph.labelled("Note", self.tenant) if (s := n.props.get("speaker"))})
-
-    def speaker_calls(self) -> list[tuple[str, str, int]]:
-        """cypher/search/speaker_calls.cypher."""
-        counted = Counter((n.props["addressee"], n.props["called"]) for n in self.graph.labelled("Note", self.tenant)
-                          if n.props.get("called") is not None)
-        return [(speaker, name, times) for (speaker, name), times in sorted(counted.items())]
+    def speakers(self, *, calls: bool = False) -> tuple[list[str], list[tuple[str, str, int]]]:
+        """cypher/search/speakers.cypher; with `calls`, cypher/search/speaker_calls.cypher."""
+        notes = list(self.graph.labelled("Note", self.tenant))
+        names = sorted({s for n in notes if (s := n.props.get("speaker"))})
+        if not calls:
+            return names, []
+        counted = Counter((n.props["addressee"], n.props["called"]) for n in notes if n.props.get("called") is not None)
+        return names, [(speaker, name, times) for (speaker, name), times in sorted(counted.items())]
 
 
     def count_use(self, label: Counted, ids: Sequence[str], now: datetime) -> None:

@@ -213,7 +213,15 @@ class EmbeddedTiers:
         self.graph.set(page, tier="mtm", joined_at=now)
         self.graph.create_rel("HAS_PAGE", s, page)
 
-    def mark_promoted(self, segment_id: str, derived: Sequence[tuple[str, str]], now: datetime) -> None:
+    def promote(self, segment_id: str, now: datetime, *, derived: Sequence[tuple[str, str]] = (),
+                facts: Sequence[FactWrite] = ()) -> None:
+        """cypher/persona/reinforce.cypher and create.cypher, then cypher/segment/promoted.cypher."""
+        if facts:
+            self._write_facts(segment_id, facts, now)
+        if derived:
+            self._mark_promoted(segment_id, derived, now)
+
+    def _mark_promoted(self, segment_id: str, derived: Sequence[tuple[str, str]], now: datetime) -> None:
         s = self._by_id("Segment", segment_id)
         if s is None:
             return
@@ -254,7 +262,7 @@ class EmbeddedTiers:
             for f, pages, segments, similarity in rows[:limit]
         ]
 
-    def write_facts(self, segment_id: str, facts: Sequence[FactWrite], now: datetime) -> None:
+    def _write_facts(self, segment_id: str, facts: Sequence[FactWrite], now: datetime) -> None:
         # As the Neo4j store: every reinforcement, then every creation.
         s = self._by_id("Segment", segment_id)
         for f in facts:
@@ -281,7 +289,7 @@ class EmbeddedTiers:
     def _create_fact(self, f: FactWrite, segment: Node, page: Node, now: datetime) -> None:
         """cypher/persona/create.cypher for one fact."""
         persona = self.graph.unique("Persona", tenant=self.tenant)
-        assert persona is not None  # made by write_facts first
+        assert persona is not None  # made by _write_facts first
         fact = self.graph.create_node(["Fact"], {
             "id": f.id or str(uuid.uuid4()), "tenant": self.tenant, "kind": f.kind, "text": f.text,
             "confidence": f.confidence, "mentions": 1, "uses": 0, "assistant": f.assistant, "analysis": f.analysis,
