@@ -81,7 +81,7 @@ def test_a_store_gives_each_long_note_once_with_its_best_passage(
         try:
             neighbour.add_many([NoteInput(f"The orange kayak number {i} paddles on the lake. " * 120) for i in range(6)])
             vector = memory.embedder.embed_one("What colour is the kayak?")
-            found = memory._store.read(memory.tenant, lambda tx: tx.passage_search(vector, 5, filters=NO_FILTER))
+            found = memory._store.read(memory.tenant, lambda tx: tx.search(5, vector=vector, passages=True, filters=NO_FILTER))
         finally:
             memory.admin.delete_tenant(neighbour.tenant)
     ids = [note.id for note, *_ in found]

@@ -86,6 +86,11 @@ def fuse(
     return fused[:k]
 
 
+def _scored(matches: Sequence[tuple[Note, float, tuple[int, int] | None]]) -> list[tuple[Note, float]]:
+    """A store search's matches as (note, score)."""
+    return [(note, score) for note, score, _ in matches]
+
+
 def dense_search(
     tx: Tx, vector: Sequence[float], k: int, *, filters: SearchFilter = NO_FILTER, brief: bool = False,
     passages: bool = True, margin: float = 0.0,
@@ -93,13 +98,13 @@ def dense_search(
     """The k nearest notes, each by its best vector: its own (the first window of its text, with what was derived
     from it) or, for a long note, its best passage (unless not `passages`) at its cosine less `margin`; and the
     span of each note whose passage won."""
-    notes = tx.vector_search(vector, k, filters=filters, brief=brief)
-    found = tx.passage_search(vector, k, filters=filters, brief=brief) if passages else []
+    notes = _scored(tx.search(k, vector=vector, filters=filters, brief=brief))
+    found = tx.search(k, vector=vector, passages=True, filters=filters, brief=brief) if passages else []
     if not found:
         return notes, {}
     best = {note.id: (note, score) for note, score in notes}
     spans: dict[str, tuple[int, int]] = {}
-    for note, score, start, end in found:
+    for note, score, (start, end) in found:  # type: ignore[misc]  # a passage's match has its span
         score -= margin / 2  # the index's scores are (1 + cosine) / 2
         if note.id not in best or score > best[note.id][1]:
             best[note.id] = (note, score)
@@ -137,7 +142,7 @@ def seeds(
         dense = (dense_search(tx, query_vector, pool, filters=filters, passages=tuning.passages,
                               margin=tuning.passage_margin * cosine_unit)
                  if dense_wanted and comparable(tx, store) else ([], {}))
-        found = tx.fulltext_search(query, pool, filters=filters, fields=tuning.fields) if lexical_wanted else []
+        found = _scored(tx.search(pool, text=query, filters=filters, fields=tuning.fields)) if lexical_wanted else []
         return dense, found
 
     (dense, spans), found = store.read(tenant, both) if dense_wanted or lexical_wanted else (([], {}), [])
@@ -326,9 +331,9 @@ class Retriever:
         lexical: Future[list[tuple[Note, float]]] | None = None
         if mode in ("hybrid", "fulltext"):
             words = self._lexical(query, called)
-            lexical = self._threads.submit(self.store.read, tenant, lambda tx: tx.fulltext_search(
-                words, pool, filters=filters, fields=tuning.fields, brief=True,
-            ))
+            lexical = self._threads.submit(self.store.read, tenant, lambda tx: _scored(tx.search(
+                pool, text=words, filters=filters, fields=tuning.fields, brief=True,
+            )))
         anchored: Future[list[tuple[Entity, Note, float]]] | None = None
         if tuning.entity_weight:
             keys = query_keys(query, skip=frozenset(entity_key(n, kind="person") for n in (*names, *called)))

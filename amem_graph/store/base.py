@@ -160,23 +160,15 @@ class NoteTx(Protocol):
         """The database's schema marker as this transaction reads it (model, dimension, a consolidation under way),
         for `vectors_current`."""
 
-    def vector_search(
-        self, vector: Sequence[float], k: int, *, filters: SearchFilter = ..., brief: bool = False
-    ) -> list[tuple[Note, float]]:
-        """The k nearest notes that pass the filter, by cosine (scaled to 0..1). `brief` notes carry only
+    def search(
+        self, k: int, *, vector: Sequence[float] | None = None, text: str | None = None, passages: bool = False,
+        filters: SearchFilter = ..., fields: Mapping[str, float] | None = None, brief: bool = False,
+    ) -> list[tuple[Note, float, tuple[int, int] | None]]:
+        """The k best notes that pass the filter by one channel, best first, with their scores: by `text`, BM25 over
+        the note text fields (or only `fields`, with those boosts), the query's words only; by `vector`, cosine
+        (scaled to 0..1) to each note's own vector, or with `passages`, the long notes with the nearest passages,
+        each once, with that passage's span in its content (the span is None otherwise). `brief` notes carry only
         id, content, speaker, session and event time: enough to rank, cheap to send."""
-
-    def passage_search(
-        self, vector: Sequence[float], k: int, *, filters: SearchFilter = ..., brief: bool = False
-    ) -> list[tuple[Note, float, int, int]]:
-        """The k long notes that pass the filter with the nearest passages, best first, each once: the note,
-        its best passage's cosine (as vector_search scales it) and that passage's span in its content."""
-
-    def fulltext_search(
-        self, query: str, k: int, *, filters: SearchFilter = ..., fields: Mapping[str, float] | None = None,
-        brief: bool = False,
-    ) -> list[tuple[Note, float]]:
-        """BM25 over the note text fields (or only `fields`, with those boosts), the query's words only."""
 
     def expand(
         self, candidates: Mapping[str, float], seeds: Sequence[str], *, hops: int, decay: float,
@@ -436,7 +428,7 @@ class EntityTx(Protocol):
     def mentioning(self, keys: Sequence[str], limit: int, *, filters: SearchFilter = ...) -> list[tuple[Entity, Note, float]]:
         """For each entity of `keys`, taken as the entity it was merged into if it was (each such entity once),
         the newest `limit` notes that mention it or an entity merged into it and pass the filter, as brief
-        notes (see `vector_search`), with the mention's best confidence."""
+        notes (see `search`), with the mention's best confidence."""
 
     def alias(self, key: str, into: str | None, *, reason: str = "", by: MergeBy = "user") -> str | None:
         """Merge the entity `key` into `into` (ALIAS_OF with the time, reason and decider; the caller has checked

@@ -231,8 +231,20 @@ class Neo4jNotes(Neo4jText):
     def schema_marker(self) -> dict[str, Any]:
         return self.run("admin/schema_marker_get")[0].data()
 
-    def vector_search(
-        self, vector: Sequence[float], k: int, *, filters: SearchFilter = NO_FILTER, brief: bool = False
+    def search(
+        self, k: int, *, vector: Sequence[float] | None = None, text: str | None = None, passages: bool = False,
+        filters: SearchFilter = NO_FILTER, fields: Mapping[str, float] | None = None, brief: bool = False,
+    ) -> list[tuple[Note, float, tuple[int, int] | None]]:
+        if text is not None:
+            return [(note, score, None) for note, score in self._note_bm25(text, k, filters, fields, brief)]
+        if vector is None:
+            raise ValueError("a search needs a text or a vector")
+        if passages:
+            return [(note, score, (start, end)) for note, score, start, end in self._nearest_passages(vector, k, filters, brief)]
+        return [(note, score, None) for note, score in self._nearest_notes(vector, k, filters, brief)]
+
+    def _nearest_notes(
+        self, vector: Sequence[float], k: int, filters: SearchFilter, brief: bool
     ) -> list[tuple[Note, float]]:
         if self.tenant not in self._knn.large:
             small = self.run("note/vector_search_small", most=EXACT_NOTES, vector=list(vector), k=k, brief=brief,
@@ -243,8 +255,8 @@ class Neo4jNotes(Neo4jText):
         rows = self._knn_rows("note/vector_search", "note/vector_search_exact", vector, k, filters, brief)
         return [(_note(r["note"], brief), float(r["score"])) for r in rows]
 
-    def passage_search(
-        self, vector: Sequence[float], k: int, *, filters: SearchFilter = NO_FILTER, brief: bool = False
+    def _nearest_passages(
+        self, vector: Sequence[float], k: int, filters: SearchFilter, brief: bool
     ) -> list[tuple[Note, float, int, int]]:
         held = self.run("note/passage_count", most=EXACT_PASSAGES + 1)[0]["held"]
         if not held:
@@ -289,9 +301,8 @@ class Neo4jNotes(Neo4jText):
             rows = self.run(exact, **params)
         return rows
 
-    def fulltext_search(
-        self, query: str, k: int, *, filters: SearchFilter = NO_FILTER, fields: Mapping[str, float] | None = None,
-        brief: bool = False,
+    def _note_bm25(
+        self, query: str, k: int, filters: SearchFilter, fields: Mapping[str, float] | None, brief: bool
     ) -> list[tuple[Note, float]]:
         terms = lucene_query(query, fields)
         if not terms:  # nothing Lucene could match (punctuation only)

@@ -100,7 +100,7 @@ class Attachments:
         at = filters.as_of
 
         def work(tx: Tx) -> list[tuple[Note, float]]:
-            hits = tx.vector_search(query, k, filters=filters)
+            hits = [(note, score) for note, score, _ in tx.search(k, vector=query, filters=filters)]
             if at is None or not hits:
                 return hits
             versions = tx.versions([note.id for note, _ in hits])

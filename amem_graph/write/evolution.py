@@ -288,7 +288,8 @@ class Evolver:
         if known:
             return known, None, []
         k = self.settings.candidates
-        lexical = tx.fulltext_search(query, seed_pool(k), fields=CANDIDATE_SEARCH.fields) if k else None
+        lexical = ([(n, score) for n, score, _ in tx.search(seed_pool(k), text=query, fields=CANDIDATE_SEARCH.fields)]
+                   if k else None)
         tail = tx.notes(session=note.session, limit=2 * NEIGHBOURHOOD_TURNS) if note.session else []
         return known, lexical, tail
 

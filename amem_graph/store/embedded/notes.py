@@ -344,8 +344,21 @@ class EmbeddedNotes:
         marker = self.graph.unique("AmemSchema", name="amem-graph")
         return dict(marker.props) if marker is not None else {}
 
-    def vector_search(
-        self, vector: Sequence[float], k: int, *, filters: SearchFilter = NO_FILTER, brief: bool = False
+    def search(
+        self, k: int, *, vector: Sequence[float] | None = None, text: str | None = None, passages: bool = False,
+        filters: SearchFilter = NO_FILTER, fields: Mapping[str, float] | None = None, brief: bool = False,
+    ) -> list[tuple[Note, float, tuple[int, int] | None]]:
+        """cypher/note/fulltext_search.cypher, vector_search.cypher and passage_search.cypher."""
+        if text is not None:
+            return [(note, score, None) for note, score in self._note_bm25(text, k, filters, fields, brief)]
+        if vector is None:
+            raise ValueError("a search needs a text or a vector")
+        if passages:
+            return [(note, score, (start, end)) for note, score, start, end in self._nearest_passages(vector, k, filters, brief)]
+        return [(note, score, None) for note, score in self._nearest_notes(vector, k, filters, brief)]
+
+    def _nearest_notes(
+        self, vector: Sequence[float], k: int, filters: SearchFilter, brief: bool
     ) -> list[tuple[Note, float]]:
         query = np.asarray(vector, dtype=np.float32)
         keys, matrix = self._store.vectors("Note", self.tenant)
@@ -361,8 +374,8 @@ class EmbeddedNotes:
                     break
         return found
 
-    def passage_search(
-        self, vector: Sequence[float], k: int, *, filters: SearchFilter = NO_FILTER, brief: bool = False
+    def _nearest_passages(
+        self, vector: Sequence[float], k: int, filters: SearchFilter, brief: bool
     ) -> list[tuple[Note, float, int, int]]:
         keys, matrix = self._store.vectors("Passage", self.tenant)
         if not keys:
@@ -383,9 +396,8 @@ class EmbeddedNotes:
                 break
         return list(found.values())[:k]
 
-    def fulltext_search(
-        self, query: str, k: int, *, filters: SearchFilter = NO_FILTER, fields: Mapping[str, float] | None = None,
-        brief: bool = False,
+    def _note_bm25(
+        self, query: str, k: int, filters: SearchFilter, fields: Mapping[str, float] | None, brief: bool
     ) -> list[tuple[Note, float]]:
         check_fields(fields, TEXT_FIELDS)
         words = query_words(query)
