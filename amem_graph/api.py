@@ -256,7 +256,7 @@ class AgenticMemory:
             found = tx.notes(ids=[note_id], links=True, with_embedding=with_embedding)
             if not found or at is None:
                 return found[0] if found else None
-            return timeline.note_as_of(found[0], tx.versions([note_id]).get(note_id, ()), at)
+            return timeline.note_as_of(found[0], tx.history([note_id]).versions.get(note_id, ()), at)
 
         note = self._store.read(tenant, read)
         if note is None:
@@ -337,10 +337,8 @@ class AgenticMemory:
 
         def erase(tx: Tx) -> list[str] | None:
             found = tx.notes(ids=[note_id])
-            restored = tx.delete_note(note_id)
-            if found and found[0].session:  # its words, as the turns around it quote them, go too
-                tx.erase_text(found[0].session, neighbourhood_text(found[:1]))
-            return restored
+            quoted = found[0].session if found else None  # its words, as the turns around it quote them, go too
+            return tx.delete_note(note_id, erase=(quoted, neighbourhood_text(found[:1])) if quoted else None)
 
         restored = self._store.write(tenant, erase)
         if restored is None:
@@ -504,8 +502,9 @@ class AgenticMemory:
         tenant = self._tenant(tenant)
         at = validation.event_time(as_of, "as_of")
         note = self.get(note_id, tenant=tenant)
-        versions, evolutions, superseded = self._store.read(tenant, lambda tx: tx.history(note.id))
-        history = NoteHistory(note, tuple(versions), tuple(evolutions), tuple(superseded))
+        held = self._store.read(tenant, lambda tx: tx.history([note.id], full=True))
+        history = NoteHistory(note, tuple(held.versions.get(note.id, ())), tuple(held.evolutions.get(note.id, ())),
+                              tuple(held.superseded.get(note.id, ())))
         then = history if at is None else timeline.history_as_of(history, at)
         if then is None:
             raise NoteNotFound(f"no note {note.id!r} in tenant {tenant!r} as of {at.isoformat()}")
@@ -519,7 +518,7 @@ class AgenticMemory:
         note_id = validation.note_id(note_id)
         if isinstance(version, bool) or not isinstance(version, int):
             raise InvalidInput(f"version must be an integer, got {version!r}")
-        versions = self._store.read(tenant, lambda tx: tx.history(note_id))[0]
+        versions = self._store.read(tenant, lambda tx: tx.history([note_id])).versions.get(note_id, [])
         old = next((v for v in versions if v.version == version), None)
         if old is None:
             current = self.get(note_id, tenant=tenant)  # NoteNotFound if the note itself is missing

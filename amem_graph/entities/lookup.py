@@ -225,7 +225,7 @@ class _Moment:
         """The newest `limit` notes whose mention of one of `keys` was recorded by then, as they were then,
         without those superseded or archived then."""
         ids = sorted({m.note_id for m in tx.mention_times(keys=keys) if m.at <= self.at})
-        versions = tx.versions(ids)
+        versions = tx.history(ids).versions
         then = [n for note in tx.notes(ids=ids) if (n := note_as_of(note, versions.get(note.id, []), self.at))
                 is not None and n.invalid_at is None and n.archived_at is None]
         then.sort(key=lambda n: (n.created_at or _EARLIEST, n.id), reverse=True)

@@ -145,7 +145,7 @@ class Network:
             found = tx.notes(ids=ids) if ids else []
             if at is None:
                 return found
-            kept = tx.versions(ids)
+            kept = tx.history(ids).versions
             return [then for note in found if (then := timeline.note_as_of(note, kept.get(note.id, ()), at)) is not None]
 
         return [GraphNote(note, state(note)) for note in self._store.read(tenant, read)]
@@ -194,7 +194,7 @@ def _graph(
     and entities."""
     at = filters.as_of
     notes = tx.notes(ids=ids, links=True)
-    versions = tx.versions(ids) if at is not None or since is not None else {}
+    versions = tx.history(ids).versions if at is not None or since is not None else {}
     if at is not None:
         then = (timeline.note_as_of(note, versions.get(note.id, ()), at) for note in notes)
         notes = [note for note in then if note is not None and filters.admits(vars(note))]

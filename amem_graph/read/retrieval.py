@@ -296,7 +296,7 @@ def _as_of(
 ) -> list[tuple[Note, float, list[Step]]]:
     """The final notes as the memory held them at `at` (timeline.note_as_of), each checked against the filter
     again: the indexes rank and filter by what the notes say now."""
-    kept = tx.versions([note.id for note, _, _ in rows])
+    kept = tx.history([note.id for note, _, _ in rows]).versions
     then = [(note_as_of(note, kept.get(note.id, ()), at), score, path) for note, score, path in rows]
     return [(note, score, path) for note, score, path in then if note is not None and filters.admits(vars(note))]
 
@@ -397,7 +397,7 @@ class Retriever:
             used, self._used = self._used, {}
         for tenant, note_ids in used.items():
             try:
-                self.store.write(tenant, lambda tx, ids=note_ids: tx.count_use("Note", ids, validation.now()), lock=False)
+                self.store.write(tenant, lambda tx, ids=note_ids: tx.update("Note", used=ids, now=validation.now()), lock=False)
             except AmemError as err:  # a lost count is not worth failing anything for; say so
                 event("access_not_recorded", tenant=tenant, notes=len(note_ids), error=str(err))
 

@@ -50,6 +50,16 @@ class StoreStats:
 
 
 @dataclass(frozen=True)
+class History:
+    """What `history` read: each note's kept versions (notes that have any), and with `full`, the evolutions each
+    triggered or that revised it and the newer notes that superseded it (notes with none left out); oldest first."""
+
+    versions: dict[str, list[NoteVersion]]
+    evolutions: dict[str, list[Evolution]] = field(default_factory=dict)
+    superseded: dict[str, list[Supersession]] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
 class NoteRevision:
     """New values for an existing note; the note as it was becomes a NoteVersion carrying `reason`. A None
     value removes the property; `embedding` None keeps the vector."""
@@ -89,8 +99,7 @@ class NoteUsage:
 
 EVERY = 2**62  # the default limit: every row
 
-Counted = Literal["Note", "Segment", "Fact"]  # what `count_use` counts
-Updated = Literal["Segment", "Fact"]  # what `update` sets properties of
+Counted = Literal["Note", "Segment", "Fact"]  # what `update` counts uses of (it sets properties of the last two)
 
 
 class NoteTx(Protocol):
@@ -118,14 +127,12 @@ class NoteTx(Protocol):
     def revise(self, revisions: Sequence[NoteRevision], evolution_id: str | None) -> list[tuple[str, int]]:
         """Apply each revision, keeping the note as it was as a NoteVersion; returns (id, version kept)."""
 
-    def delete_note(self, note_id: str) -> list[str] | None:
+    def delete_note(self, note_id: str, *, erase: tuple[str, str] | None = None) -> list[str] | None:
         """Delete a note with its links, its versions and the evolutions it triggered that revised no other
         note, closing its session chain; facts it alone superseded become valid again (their ids are
-        returned). None if there is no such note."""
-
-    def erase_text(self, session: str, line: str) -> None:
-        """Take `line` out of the neighbourhood text of the session's notes and of their versions, in place
-        (with the line break that joined it), where it appears."""
+        returned). None if there is no such note. With `erase` (session, line), the line is then taken out of
+        the neighbourhood text of the session's notes and of their versions, in place (with the line break that
+        joined it), where it appears."""
 
     def link(self, links: Sequence[Link], evolution_id: str | None, *, invalidate: str | None = None) -> list[Link]:
         """Each link between two notes of the tenant, created once and then updated (and valid again); returns
@@ -149,12 +156,8 @@ class NoteTx(Protocol):
         """The tenant's retention policy, if one is set; with `policy`, that one set first (one with no rule
         clears it)."""
 
-    def versions(self, note_ids: Sequence[str]) -> dict[str, list[NoteVersion]]:
-        """The kept versions of each of these notes that has any, oldest first."""
-
-    def history(self, note_id: str) -> tuple[list[NoteVersion], list[Evolution], list[Supersession]]:
-        """A note's versions, the evolutions it triggered or that revised it, and the newer notes that
-        superseded it; each oldest first."""
+    def history(self, note_ids: Sequence[str], *, full: bool = False) -> History:
+        """The kept versions of these notes; with `full`, their evolutions and supersessions too (`History`)."""
 
     def schema_marker(self) -> dict[str, Any]:
         """The database's schema marker as this transaction reads it (model, dimension, a consolidation under way),
@@ -185,12 +188,11 @@ class NoteTx(Protocol):
         """The speakers of the tenant's notes, and with `calls`, (speaker, name, times): how often the notes call
         each speaker by each name (their `addressee` and `called`)."""
 
-    def count_use(self, label: Counted, ids: Sequence[str], now: datetime) -> None:
-        """One more use of each node per time its id is listed, stamped `now`: a note's retrieval, a segment's
-        visit, a fact's use. Changes no version."""
-
-    def update(self, label: Updated, changes: Sequence[tuple[str, Mapping[str, Any]]]) -> None:
-        """Set properties of segments or facts ((id, values) each; None removes one)."""
+    def update(self, label: Counted, changes: Sequence[tuple[str, Mapping[str, Any]]] = (), *,
+               used: Sequence[str] = (), now: datetime | None = None) -> None:
+        """Set properties of segments or facts ((id, values) each; None removes one). With `used`, one more use
+        of each node per time its id is listed there, stamped `now`: a note's retrieval, a segment's visit, a
+        fact's use. Changes no version."""
 
 
 T = TypeVar("T")

@@ -26,7 +26,7 @@ from ..models import (
     Supersession,
 )
 from . import cypher
-from .base import EVERY, Counted, EvolutionRecord, NoteRevision, NoteUsage, Updated
+from .base import EVERY, Counted, EvolutionRecord, History, NoteRevision, NoteUsage
 from .bm25 import boosts_of, query_terms
 from .lucene import TEXT_FIELDS, lucene_query, query_words
 from .neo4j_text import RESCORED, Neo4jText, documents, rescored
@@ -163,13 +163,15 @@ class Neo4jNotes(Neo4jText):
         self.count_texts("note_text", documents("note_text", before), documents("note_text", after))
         return [(r["note_id"], r["version"]) for r in records]
 
-    def delete_note(self, note_id: str) -> list[str] | None:
+    def delete_note(self, note_id: str, *, erase: tuple[str, str] | None = None) -> list[str] | None:
         before = self.note_texts([note_id])
         rows = self.run("note/delete", id=note_id)
         self.count_texts("note_text", before, {})
+        if rows and erase is not None:
+            self._erase_text(*erase)
         return list(rows[0]["restored"]) if rows else None
 
-    def erase_text(self, session: str, line: str) -> None:
+    def _erase_text(self, session: str, line: str) -> None:
         quoting = self.run("terms/quoting_notes", session=session, line=line, fields=list(TEXT_FIELDS))
         self.run("note/erase_text", session=session, line=line)
         before = documents("note_text", {r["id"]: r["texts"] for r in quoting})
@@ -211,20 +213,25 @@ class Neo4jNotes(Neo4jText):
         rows = self.run("tenant/retention")
         return RetentionPolicy(**rows[0].data()) if rows else None
 
-    def versions(self, note_ids: Sequence[str]) -> dict[str, list[NoteVersion]]:
+    def history(self, note_ids: Sequence[str], *, full: bool = False) -> History:
+        versions = self._versions(note_ids)
+        if not full:
+            return History(versions)
+        evolutions: dict[str, list[Evolution]] = {}
+        superseded: dict[str, list[Supersession]] = {}
+        for note_id in note_ids:
+            evolutions[note_id] = [evolution_from_record(r["evolution"], r["revised"])
+                                   for r in self.run("history/evolutions", id=note_id)]
+            superseded[note_id] = [Supersession(r["id"], r["reason"] or "", time_of(r["at"]))
+                                   for r in self.run("history/superseded_by", id=note_id)]
+        return History(versions, {k: v for k, v in evolutions.items() if v}, {k: v for k, v in superseded.items() if v})
+
+    def _versions(self, note_ids: Sequence[str]) -> dict[str, list[NoteVersion]]:
         kept: dict[str, list[NoteVersion]] = {}
         for row in self.run("history/versions", ids=list(note_ids)):
             version = version_from_record(row["version"])
             kept.setdefault(version.note_id, []).append(version)
         return kept
-
-    def history(self, note_id: str) -> tuple[list[NoteVersion], list[Evolution], list[Supersession]]:
-        versions = self.versions([note_id]).get(note_id, [])
-        evolutions = [evolution_from_record(r["evolution"], r["revised"]) for r in self.run("history/evolutions", id=note_id)]
-        superseded = [
-            Supersession(r["id"], r["reason"] or "", time_of(r["at"])) for r in self.run("history/superseded_by", id=note_id)
-        ]
-        return versions, evolutions, superseded
 
     # -- search -----------------------------------------------------------------------------------
 
@@ -332,11 +339,12 @@ class Neo4jNotes(Neo4jText):
         names = [r["speaker"] for r in self.run("search/speakers")]
         return names, [(r["speaker"], r["name"], int(r["times"])) for r in self.run("search/speaker_calls")] if calls else []
 
-    def count_use(self, label: Counted, ids: Sequence[str], now: datetime) -> None:
-        self._each(_COUNTED[label], "ids", ids, now=now)
-
-    def update(self, label: Updated, changes: Sequence[tuple[str, Mapping[str, Any]]]) -> None:
-        self._each(_UPDATED[label], "rows", [{"id": i, "values": dict(values)} for i, values in changes])
+    def update(self, label: Counted, changes: Sequence[tuple[str, Mapping[str, Any]]] = (), *,
+               used: Sequence[str] = (), now: datetime | None = None) -> None:
+        if changes:
+            self._each(_UPDATED[label], "rows", [{"id": i, "values": dict(values)} for i, values in changes])
+        if used:
+            self._each(_COUNTED[label], "ids", used, now=now)
 
 
 __all__ = ["KnnState", "Neo4jNotes", "min_candidates"]

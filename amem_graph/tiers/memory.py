@@ -345,9 +345,9 @@ class MemoryTiers:
     def _count_use(self, tenant: str, segments: Sequence[str], facts: Sequence[str], now: datetime) -> None:
         """The segments a context used count as visits, its facts as uses."""
         if segments:
-            self.store.write(tenant, lambda tx: tx.count_use("Segment", segments, now), lock=False)
+            self.store.write(tenant, lambda tx: tx.update("Segment", used=segments, now=now), lock=False)
         if facts:
-            self.store.write(tenant, lambda tx: tx.count_use("Fact", facts, now), lock=False)
+            self.store.write(tenant, lambda tx: tx.update("Fact", used=facts, now=now), lock=False)
 
     def respond(self, query: str, *, tenant: str | None = None, session_id: str = "default", remember: bool = True, **context: Any) -> str:
         """Answer `query` with the configured LLM over `context_for`'s prompt block; with `remember`, the

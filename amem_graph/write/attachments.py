@@ -103,7 +103,7 @@ class Attachments:
             hits = [(note, score) for note, score, _ in tx.search(k, vector=query, filters=filters)]
             if at is None or not hits:
                 return hits
-            versions = tx.versions([note.id for note, _ in hits])
+            versions = tx.history([note.id for note, _ in hits]).versions
             then = ((timeline.note_as_of(note, versions.get(note.id, ()), at), score) for note, score in hits)
             return [(note, score) for note, score in then if note is not None]
 
@@ -135,7 +135,7 @@ def _then(tx: Tx, found: Sequence[Attached], at: datetime, *, owned: bool = True
     attachment held then and when that was set. A note recorded later is left out; one that held no adapter's
     object yet (an adapter writes its note a moment before the attachment) too if `owned`, else as a plain note."""
     ids = [a.note.id for a in found]
-    versions, earlier = (tx.versions(ids), tx.attachment_history(ids)) if ids else ({}, {})
+    versions, earlier = (tx.history(ids).versions, tx.attachment_history(ids)) if ids else ({}, {})
     then = []
     for a in found:
         note = timeline.note_as_of(a.note, versions.get(a.note.id, ()), at)

@@ -19,14 +19,13 @@ from ...models import (
     Evolution,
     Link,
     Note,
-    NoteVersion,
     RetentionPolicy,
     SearchFilter,
     Step,
     Supersession,
     in_periods,
 )
-from ..base import EVERY, Counted, EvolutionRecord, NoteRevision, NoteUsage, Updated
+from ..base import EVERY, Counted, EvolutionRecord, History, NoteRevision, NoteUsage
 from ..lucene import TEXT_FIELDS, check_fields, query_words
 from ..records import evolution_from_record, link_periods, version_from_record
 from .fulltext import best
@@ -160,8 +159,14 @@ class EmbeddedNotes:
         self.graph.create_rel("HAS_VERSION", node, version)
         return version
 
-    def delete_note(self, note_id: str) -> list[str] | None:
-        """cypher/note/delete.cypher."""
+    def delete_note(self, note_id: str, *, erase: tuple[str, str] | None = None) -> list[str] | None:
+        """cypher/note/delete.cypher, then cypher/note/erase_text.cypher."""
+        restored = self._delete(note_id)
+        if restored is not None and erase is not None:
+            self._erase_text(*erase)
+        return restored
+
+    def _delete(self, note_id: str) -> list[str] | None:
         graph, node = self.graph, self._note(note_id)
         if node is None:
             return None
@@ -194,8 +199,7 @@ class EmbeddedNotes:
                 graph.delete_node(entity)
         return [older.props["id"] for older in restored]
 
-    def erase_text(self, session: str, line: str) -> None:
-        """cypher/note/erase_text.cypher."""
+    def _erase_text(self, session: str, line: str) -> None:
         graph = self.graph
         notes = list(graph.in_session("Note", self.tenant, session))
         holders = notes + [graph.other(r, n) for n in notes for r in graph.relationships(n, ["HAS_VERSION"])]
@@ -316,15 +320,20 @@ class EmbeddedNotes:
         return sorted((self.graph.nodes[r.end] for r in self.graph.relationships(node, ["HAS_VERSION"])),
                       key=lambda v: v.props["version"])
 
-    def versions(self, note_ids: Sequence[str]) -> dict[str, list[NoteVersion]]:
-        """cypher/history/versions.cypher."""
+    def history(self, note_ids: Sequence[str], *, full: bool = False) -> History:
+        """cypher/history/versions.cypher; with `full`, evolutions.cypher and superseded_by.cypher."""
         found = {note_id: self._kept(node) for note_id in note_ids if (node := self._note(note_id)) is not None}
-        return {note_id: [version_from_record(v.props) for v in kept] for note_id, kept in found.items() if kept}
+        versions = {note_id: [version_from_record(v.props) for v in kept] for note_id, kept in found.items() if kept}
+        if not full:
+            return History(versions)
+        events = {note_id: self._events(note_id) for note_id in found}
+        return History(versions, {i: e for i, (e, _) in events.items() if e}, {i: s for i, (_, s) in events.items() if s})
 
-    def history(self, note_id: str) -> tuple[list[NoteVersion], list[Evolution], list[Supersession]]:
+    def _events(self, note_id: str) -> tuple[list[Evolution], list[Supersession]]:
+        """The evolutions a note triggered or that revised it, and the newer notes that superseded it."""
         graph, node = self.graph, self._note(note_id)
         if node is None:
-            return [], [], []
+            return [], []
         kept = self._kept(node)
         found = {e.key: e for e in graph.labelled("Evolution", self.tenant) if e.props.get("trigger_note_id") == note_id}
         for version in kept:
@@ -336,7 +345,7 @@ class EmbeddedNotes:
             evolutions.append(evolution_from_record(e.props, [(v["note_id"], v["version"]) for v in versions]))
         rels = sorted(graph.relationships(node, ["SUPERSEDED_BY"]), key=lambda r: r.props["at"])
         superseded = [Supersession(self._id(r.end), r.props.get("reason") or "", r.props.get("at")) for r in rels]
-        return [version_from_record(v.props) for v in kept], evolutions, superseded
+        return evolutions, superseded
 
     # -- search -----------------------------------------------------------------------------------
 
@@ -471,19 +480,19 @@ class EmbeddedNotes:
         return names, [(speaker, name, times) for (speaker, name), times in sorted(counted.items())]
 
 
-    def count_use(self, label: Counted, ids: Sequence[str], now: datetime) -> None:
-        """cypher/search/record_access.cypher, segment/visit.cypher, persona/used.cypher."""
-        counter, stamp = _COUNTED[label]
-        for item_id in ids:
-            node = self.graph.unique(label, id=item_id)
-            if node is not None and node.props.get("tenant") == self.tenant:
-                self.graph.set(node, **{counter: node.props.get(counter, 0) + 1, stamp: now})
-
-    def update(self, label: Updated, changes: Sequence[tuple[str, Mapping[str, Any]]]) -> None:
+    def update(self, label: Counted, changes: Sequence[tuple[str, Mapping[str, Any]]] = (), *,
+               used: Sequence[str] = (), now: datetime | None = None) -> None:
+        """cypher/segment/update.cypher, persona/update.cypher; with `used`, search/record_access.cypher,
+        segment/visit.cypher, persona/used.cypher."""
         for item_id, values in changes:
             node = self.graph.unique(label, id=item_id)
             if node is not None and node.props.get("tenant") == self.tenant:
                 self.graph.set(node, **_stored(values))
+        counter, stamp = _COUNTED[label]
+        for item_id in used:
+            node = self.graph.unique(label, id=item_id)
+            if node is not None and node.props.get("tenant") == self.tenant:
+                self.graph.set(node, **{counter: node.props.get(counter, 0) + 1, stamp: now})
 
 
 def _valid_then(rel: Rel, as_of: datetime) -> bool:
