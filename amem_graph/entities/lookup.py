@@ -218,13 +218,13 @@ class _Moment:
     def entities(self, tx: Tx, entities: Sequence[Entity]) -> list[Entity]:
         """These entities (as the store gives them now) as the memory held them then; those it did not hold
         are left out."""
-        counts = mentions_as_of(tx.mention_times(keys=[e.key for e in entities]), self.at)
+        counts = mentions_as_of(tx.mentions(keys=[e.key for e in entities]), self.at)
         return [then for e in entities if (then := entity_as_of(e, counts, self.held)) is not None]
 
     def notes(self, tx: Tx, keys: Sequence[str], limit: int) -> list[Note]:
         """The newest `limit` notes whose mention of one of `keys` was recorded by then, as they were then,
         without those superseded or archived then."""
-        ids = sorted({m.note_id for m in tx.mention_times(keys=keys) if m.at <= self.at})
+        ids = sorted({m.note_id for m in tx.mentions(keys=keys) if m.at <= self.at})
         versions = tx.history(ids).versions
         then = [n for note in tx.notes(ids=ids) if (n := note_as_of(note, versions.get(note.id, []), self.at))
                 is not None and n.invalid_at is None and n.archived_at is None]
@@ -235,7 +235,7 @@ class _Moment:
 def mentions_of(tx: Tx, note_ids: Sequence[str]) -> list[tuple[str, Entity, float]]:
     """(note id, entity, confidence) for each entity each note mentions, an alias as the entity it was merged into,
     once per note with the best confidence of the two."""
-    rows = tx.mentioned_by(note_ids) if note_ids else []
+    rows = [(m.note_id, m.entity, m.confidence) for m in tx.mentions(note_ids=note_ids) if m.entity] if note_ids else []
     into = {e.key: e for e in tx.entities(keys=sorted({e.alias_of for _, e, _ in rows if e.alias_of}))}
     best: dict[tuple[str, str], tuple[str, Entity, float]] = {}
     for note_id, entity, confidence in rows:
@@ -254,7 +254,7 @@ def _entities(tx: Tx, keys: Sequence[str], moment: _Moment | None) -> list[Entit
 def _listed(tx: Tx, moment: _Moment) -> list[Entity]:
     """Every entity held then and not merged into another then, the most mentioned then first (as
     entity/list.cypher orders them now)."""
-    counts = mentions_as_of(tx.mention_times(), moment.at)
+    counts = mentions_as_of(tx.mentions(), moment.at)
     keys = sorted(set(counts) | {key for r in moment.held for key in (r.alias, r.into)})
     then = [e for x in tx.entities(keys=keys) if (e := entity_as_of(x, counts, moment.held)) is not None]
     return sorted((e for e in then if e.alias_of is None), key=lambda e: (-e.mentions, e.key))
@@ -264,8 +264,8 @@ def _mentioned_by(tx: Tx, note_ids: Sequence[str], moment: _Moment | None) -> li
     """The entity of each mention of these notes (recorded by then, with a moment), in entity/of_notes.cypher's
     order."""
     if moment is None:
-        return [entity for _, entity, _ in tx.mentioned_by(note_ids)]
-    rows = [m for m in tx.mention_times(note_ids=note_ids) if m.at <= moment.at] if note_ids else []
+        return [m.entity for m in tx.mentions(note_ids=note_ids) if m.entity]
+    rows = [m for m in tx.mentions(note_ids=note_ids) if m.at <= moment.at] if note_ids else []
     then = {e.key: e for e in moment.entities(tx, tx.entities(keys=sorted({m.key for m in rows})))}
     found = sorted(((m.note_id, then[m.key]) for m in rows if m.key in then),
                    key=lambda row: (row[0], row[1].mentions, row[1].key))

@@ -403,12 +403,15 @@ MAX_ALIASES = 20  # names an entity keeps beside its own
 
 
 @dataclass(frozen=True)
-class MentionTime:
-    """A note mentions an entity (by the entity's own key), recorded at `at`."""
+class Mention:
+    """A note mentions an entity (by the entity's own key) with a confidence, recorded at `at` (a mention written
+    before mentions kept their time: when its note was); `entity` as the store holds it, when asked for."""
 
     note_id: str
     key: str
     at: datetime
+    confidence: float = 1.0
+    entity: Entity | None = None
 
 
 class EntityTx(Protocol):
@@ -423,9 +426,6 @@ class EntityTx(Protocol):
     def entities(self, *, keys: Sequence[str] | None = None, limit: int = EVERY, offset: int = 0) -> list[Entity]:
         """The entities of `keys` that exist, in the order asked (an empty list selects nothing); or with none,
         every entity, the most mentioned first."""
-
-    def mentioned_by(self, note_ids: Sequence[str]) -> list[tuple[str, Entity, float]]:
-        """(note id, entity, confidence) for each entity each of these notes mentions."""
 
     def mentioning(self, keys: Sequence[str], limit: int, *, filters: SearchFilter = ...) -> list[tuple[Entity, Note, float]]:
         """For each entity of `keys`, taken as the entity it was merged into if it was (each such entity once),
@@ -442,12 +442,11 @@ class EntityTx(Protocol):
         """The merges into the entity `into` that hold now; with None, every merge of the tenant's entities, held
         or ended (`ended_at`). Oldest first."""
 
-    def mention_times(
+    def mentions(
         self, *, keys: Sequence[str] | None = None, note_ids: Sequence[str] | None = None
-    ) -> list[MentionTime]:
-        """The mentions of the entities `keys` (by their own keys), or of the notes `note_ids`, or with neither
-        every mention of the tenant, each with when it was recorded (a mention written before mentions kept
-        their time: when its note was)."""
+    ) -> list[Mention]:
+        """The mentions of the entities `keys` (by their own keys); or of the notes `note_ids`, each with its
+        entity, by note id, then the entity's mentions and key; or with neither, every mention of the tenant."""
 
 
 @dataclass(frozen=True)

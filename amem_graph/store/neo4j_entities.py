@@ -7,7 +7,7 @@ from collections.abc import Callable, Sequence
 from neo4j import Record
 
 from ..models import NO_FILTER, Entity, EntityMerge, MergeBy, Note, SearchFilter
-from .base import EVERY, MAX_ALIASES, MentionTime, MentionWrite
+from .base import EVERY, MAX_ALIASES, Mention, MentionWrite
 from .records import brief_note, entity_from_record, time_of
 
 
@@ -32,10 +32,6 @@ class Neo4jEntities:
             rows = self.run("entity/list", limit=limit, offset=offset)
         return [entity_from_record(r["entity"]) for r in rows]
 
-    def mentioned_by(self, note_ids: Sequence[str]) -> list[tuple[str, Entity, float]]:
-        rows = self._each("entity/of_notes", "ids", list(note_ids))
-        return [(r["note_id"], entity_from_record(r["entity"]), float(r["confidence"])) for r in rows]
-
     def mentioning(
         self, keys: Sequence[str], limit: int, *, filters: SearchFilter = NO_FILTER
     ) -> list[tuple[Entity, Note, float]]:
@@ -55,17 +51,19 @@ class Neo4jEntities:
         return [EntityMerge(r["alias"], r["into"], time_of(r["at"]), r["reason"], r["by"], time_of(r["ended_at"]))
                 for r in self.run("entity/merge_records")]
 
-    def mention_times(
+    def mentions(
         self, *, keys: Sequence[str] | None = None, note_ids: Sequence[str] | None = None
-    ) -> list[MentionTime]:
+    ) -> list[Mention]:
         if keys is not None:
             rows = self._each("entity/mention_times_of_entities", "keys", list(keys))
         elif note_ids is not None:
-            rows = self._each("entity/mention_times_of_notes", "ids", list(note_ids))
+            rows = self._each("entity/of_notes", "ids", list(note_ids))
         else:
             rows = self.run("entity/mention_times")
         # Every mention has a time (its own, else its note's): none is left out.
-        return [MentionTime(r["note_id"], r["key"], at) for r in rows if (at := time_of(r["at"])) is not None]
+        return [Mention(r["note_id"], r["key"], at, float(r["confidence"] if r["confidence"] is not None else 1.0),
+                        entity_from_record(r["entity"]) if "entity" in r.keys() else None)
+                for r in rows if (at := time_of(r["at"])) is not None]
 
 
 __all__ = ["Neo4jEntities"]

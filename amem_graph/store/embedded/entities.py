@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 
 from ...models import NO_FILTER, Entity, EntityMerge, MergeBy, Note, SearchFilter
-from ..base import EVERY, MAX_ALIASES, MentionTime, MentionWrite
+from ..base import EVERY, MAX_ALIASES, Mention, MentionWrite
 from ..records import entity_from_record
 from .graph import Node, PropertyGraph, Rel
 from .view import StoreView
@@ -75,18 +75,6 @@ class EmbeddedEntities:
         nodes = sorted(roots, key=lambda n: (-n.props["mentions"], n.props["key"]))
         return [self._record(n) for n in nodes[offset: offset + limit]]
 
-    def mentioned_by(self, note_ids: Sequence[str]) -> list[tuple[str, Entity, float]]:
-        """cypher/entity/of_notes.cypher."""
-        out = []
-        for note_id in sorted(note_ids):
-            note = self._store.note_node(self.tenant, note_id)
-            if note is None:
-                continue
-            found = [(self.graph.nodes[r.end], r) for r in self.graph.relationships(note, ["MENTIONS"])]
-            found.sort(key=lambda pair: (pair[0].props["mentions"], pair[0].props["key"]))
-            out += [(note_id, self._record(e), float(r.props.get("confidence", 1.0))) for e, r in found]
-        return out
-
     def mentioning(
         self, keys: Sequence[str], limit: int, *, filters: SearchFilter = NO_FILTER
     ) -> list[tuple[Entity, Note, float]]:
@@ -154,25 +142,35 @@ class EmbeddedEntities:
         ]
         return sorted(found, key=lambda m: (m.at or _LATEST, m.alias, m.ended_at or _LATEST))
 
-    def mention_times(
+    def mentions(
         self, *, keys: Sequence[str] | None = None, note_ids: Sequence[str] | None = None
-    ) -> list[MentionTime]:
-        """cypher/entity/mention_times.cypher, mention_times_of_entities and mention_times_of_notes."""
+    ) -> list[Mention]:
+        """cypher/entity/mention_times_of_entities.cypher, of_notes.cypher and mention_times.cypher."""
         graph = self.graph
+        if note_ids is not None and keys is None:
+            return self._of_notes(note_ids)
         if keys is not None:
             entities = [e for key in keys if (e := self._entity(key)) is not None]
             rels = [r for e in entities for r in graph.relationships(e, ["MENTIONS"], "in")]
-        elif note_ids is not None:
-            notes = [n for i in note_ids if (n := self._store.note_node(self.tenant, i)) is not None]
-            rels = [r for n in notes for r in graph.relationships(n, ["MENTIONS"])]
         else:
             rels = [r for e in graph.labelled("Entity", self.tenant) for r in graph.relationships(e, ["MENTIONS"], "in")]
-        return [self._mention_time(r) for r in rels]
+        return [self._mention(r) for r in rels]
 
-    def _mention_time(self, rel: Rel) -> MentionTime:
+    def _of_notes(self, note_ids: Sequence[str]) -> list[Mention]:
+        out = []
+        for note_id in sorted(note_ids):
+            note = self._store.note_node(self.tenant, note_id)
+            if note is None:
+                continue
+            found = [(self.graph.nodes[r.end], r) for r in self.graph.relationships(note, ["MENTIONS"])]
+            found.sort(key=lambda pair: (pair[0].props["mentions"], pair[0].props["key"]))
+            out += [self._mention(r, self._record(e)) for e, r in found]
+        return out
+
+    def _mention(self, rel: Rel, entity: Entity | None = None) -> Mention:
         note = self.graph.nodes[rel.start]
-        return MentionTime(note.props["id"], self.graph.nodes[rel.end].props["key"],
-                           rel.props.get("at") or note.props["created_at"])
+        return Mention(note.props["id"], self.graph.nodes[rel.end].props["key"],
+                       rel.props.get("at") or note.props["created_at"], float(rel.props.get("confidence", 1.0)), entity)
 
 
 __all__ = ["EmbeddedEntities"]
