@@ -51,12 +51,15 @@ class StoreStats:
 
 @dataclass(frozen=True)
 class History:
-    """What `history` read: each note's kept versions (notes that have any), and with `full`, the evolutions each
-    triggered or that revised it and the newer notes that superseded it (notes with none left out); oldest first."""
+    """What `history` read: each note's kept versions (notes that have any); with `full`, the evolutions each
+    triggered or that revised it and the newer notes that superseded it; with `attachments`, the objects its
+    attachment held before its current one, with when each was set ('' for one put again unchanged; see
+    cypher/attached/set.cypher). Oldest first; notes with none left out."""
 
     versions: dict[str, list[NoteVersion]]
     evolutions: dict[str, list[Evolution]] = field(default_factory=dict)
     superseded: dict[str, list[Supersession]] = field(default_factory=dict)
+    attached: dict[str, list[tuple[str, datetime]]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -156,8 +159,9 @@ class NoteTx(Protocol):
         """The tenant's retention policy, if one is set; with `policy`, that one set first (one with no rule
         clears it)."""
 
-    def history(self, note_ids: Sequence[str], *, full: bool = False) -> History:
-        """The kept versions of these notes; with `full`, their evolutions and supersessions too (`History`)."""
+    def history(self, note_ids: Sequence[str], *, full: bool = False, attachments: bool = False) -> History:
+        """The kept versions of these notes; with `full`, their evolutions and supersessions too; with
+        `attachments`, their attachments' earlier objects (`History`)."""
 
     def schema_marker(self) -> dict[str, Any]:
         """The database's schema marker as this transaction reads it (model, dimension, a consolidation under way),
@@ -481,10 +485,6 @@ class AttachmentTx(Protocol):
         never; with `as_of`, the notes held then, owned, superseded and archived as of then
         (cypher/fragments/attached_by_then.cypher, note_filter.cypher). Every reader returns what the note holds
         now, which the engine turns into what it held then (timeline)."""
-
-    def attachment_history(self, note_ids: Sequence[str]) -> dict[str, list[tuple[str, datetime]]]:
-        """The objects each of these notes' attachment held before its current one, with when each was set,
-        oldest first ('' for one put again unchanged; see cypher/attached/set.cypher); notes with none left out."""
 
 
 class AttachmentStore(Protocol):

@@ -61,7 +61,7 @@ class Neo4jAttached:
             return []
         return attached_rows(self.run("attached/keyed", **_scope(superseded, as_of), **page))
 
-    def attachment_history(self, note_ids: Sequence[str]) -> dict[str, list[tuple[str, datetime]]]:
+    def _earlier_attachments(self, note_ids: Sequence[str]) -> dict[str, list[tuple[str, datetime]]]:
         return {
             r["id"]: [(value, at) for value, at in zip(r["attached"], (time_of(t) for t in r["at"]), strict=True) if at is not None]
             for r in self._each("attached/history", "ids", list(note_ids))

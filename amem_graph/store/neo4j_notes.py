@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -88,6 +88,9 @@ def min_candidates(knn: KnnState) -> int:
 class Neo4jNotes(Neo4jText):
     """Note primitives over one managed transaction, every statement scoped by the tenant; each write that changes
     a note's text moves the tenant's BM25 statistics with it (neo4j_text.py)."""
+
+    # The attachments' reader (neo4j_attached.py), on the same transaction: `history` hands on to it.
+    _earlier_attachments: Callable[[Sequence[str]], dict[str, list[tuple[str, datetime]]]]
 
     def __init__(self, tx: ManagedTransaction, tenant: str, now: datetime, knn: KnnState) -> None:
         self._tx = tx
@@ -213,10 +216,11 @@ class Neo4jNotes(Neo4jText):
         rows = self.run("tenant/retention")
         return RetentionPolicy(**rows[0].data()) if rows else None
 
-    def history(self, note_ids: Sequence[str], *, full: bool = False) -> History:
+    def history(self, note_ids: Sequence[str], *, full: bool = False, attachments: bool = False) -> History:
         versions = self._versions(note_ids)
+        attached = self._earlier_attachments(note_ids) if attachments else {}
         if not full:
-            return History(versions)
+            return History(versions, attached=attached)
         evolutions: dict[str, list[Evolution]] = {}
         superseded: dict[str, list[Supersession]] = {}
         for note_id in note_ids:
@@ -224,7 +228,8 @@ class Neo4jNotes(Neo4jText):
                                    for r in self.run("history/evolutions", id=note_id)]
             superseded[note_id] = [Supersession(r["id"], r["reason"] or "", time_of(r["at"]))
                                    for r in self.run("history/superseded_by", id=note_id)]
-        return History(versions, {k: v for k, v in evolutions.items() if v}, {k: v for k, v in superseded.items() if v})
+        return History(versions, {k: v for k, v in evolutions.items() if v}, {k: v for k, v in superseded.items() if v},
+                       attached)
 
     def _versions(self, note_ids: Sequence[str]) -> dict[str, list[NoteVersion]]:
         kept: dict[str, list[NoteVersion]] = {}

@@ -17,7 +17,7 @@ from datetime import datetime
 from ..core import timeline, validation
 from ..errors import InvalidInput
 from ..models import Attached, Attachment, AttachmentKind, Note, SearchFilter
-from ..store.base import EVERY, MemoryStore, Near, Tx
+from ..store.base import EVERY, History, MemoryStore, Near, Tx
 
 
 class Attachments:
@@ -135,7 +135,8 @@ def _then(tx: Tx, found: Sequence[Attached], at: datetime, *, owned: bool = True
     attachment held then and when that was set. A note recorded later is left out; one that held no adapter's
     object yet (an adapter writes its note a moment before the attachment) too if `owned`, else as a plain note."""
     ids = [a.note.id for a in found]
-    versions, earlier = (tx.history(ids).versions, tx.attachment_history(ids)) if ids else ({}, {})
+    held = tx.history(ids, attachments=True) if ids else History({})
+    versions, earlier = held.versions, held.attached
     then = []
     for a in found:
         note = timeline.note_as_of(a.note, versions.get(a.note.id, ()), at)

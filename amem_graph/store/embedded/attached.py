@@ -79,7 +79,7 @@ class EmbeddedAttached:
             nodes = []
         return [self._item(n) for n in nodes[offset : offset + limit]]
 
-    def attachment_history(self, note_ids: Sequence[str]) -> dict[str, list[tuple[str, datetime]]]:
+    def _earlier_attachments(self, note_ids: Sequence[str]) -> dict[str, list[tuple[str, datetime]]]:
         """cypher/attached/history.cypher."""
         nodes = {i: self._store.note_node(self.tenant, i) for i in note_ids}
         return {i: list(zip(n.props["attached_before"], n.props["attached_before_at"], strict=True))

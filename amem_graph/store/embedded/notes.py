@@ -4,7 +4,7 @@ the store's all-or-nothing transaction (a write) or under its lock (a read)."""
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -45,6 +45,9 @@ def _stored(values: Mapping[str, Any]) -> dict[str, Any]:
 
 class EmbeddedNotes:
     """Note primitives over the store's graph for one tenant."""
+
+    # The attachments' reader (attached.py), on the same transaction: `history` hands on to it.
+    _earlier_attachments: Callable[[Sequence[str]], dict[str, list[tuple[str, datetime]]]]
 
     def __init__(self, store: StoreView, tenant: str, now: datetime) -> None:
         self._store = store
@@ -320,14 +323,17 @@ class EmbeddedNotes:
         return sorted((self.graph.nodes[r.end] for r in self.graph.relationships(node, ["HAS_VERSION"])),
                       key=lambda v: v.props["version"])
 
-    def history(self, note_ids: Sequence[str], *, full: bool = False) -> History:
-        """cypher/history/versions.cypher; with `full`, evolutions.cypher and superseded_by.cypher."""
+    def history(self, note_ids: Sequence[str], *, full: bool = False, attachments: bool = False) -> History:
+        """cypher/history/versions.cypher; with `full`, evolutions.cypher and superseded_by.cypher; with
+        `attachments`, cypher/attached/history.cypher."""
         found = {note_id: self._kept(node) for note_id in note_ids if (node := self._note(note_id)) is not None}
         versions = {note_id: [version_from_record(v.props) for v in kept] for note_id, kept in found.items() if kept}
+        attached = self._earlier_attachments(note_ids) if attachments else {}
         if not full:
-            return History(versions)
+            return History(versions, attached=attached)
         events = {note_id: self._events(note_id) for note_id in found}
-        return History(versions, {i: e for i, (e, _) in events.items() if e}, {i: s for i, (_, s) in events.items() if s})
+        return History(versions, {i: e for i, (e, _) in events.items() if e}, {i: s for i, (_, s) in events.items() if s},
+                       attached)
 
     def _events(self, note_id: str) -> tuple[list[Evolution], list[Supersession]]:
         """The evolutions a note triggered or that revised it, and the newer notes that superseded it."""
