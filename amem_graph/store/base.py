@@ -86,7 +86,7 @@ class EvolutionRecord:
     decision: str  # JSON
     prompt_tokens: int
     completion_tokens: int
-    revised: tuple[tuple[str, int], ...]  # (note id, version kept)
+    revised: tuple[tuple[str, int], ...] = ()  # (note id, version kept): `revise` fills it in
 
 
 @dataclass(frozen=True)
@@ -127,8 +127,10 @@ class NoteTx(Protocol):
         oldest first; or with none, newest first: those `filters` admits (cypher/fragments/note_filter.cypher),
         every note without one (superseded and archived ones too)."""
 
-    def revise(self, revisions: Sequence[NoteRevision], evolution_id: str | None) -> list[tuple[str, int]]:
-        """Apply each revision, keeping the note as it was as a NoteVersion; returns (id, version kept)."""
+    def revise(self, revisions: Sequence[NoteRevision], evolution: EvolutionRecord | None) -> list[tuple[str, int]]:
+        """Apply each revision, keeping the note as it was as a NoteVersion; returns (id, version kept). With
+        `evolution`, its Evolution node is then recorded: TRIGGERED_BY its trigger, REVISED the versions kept here
+        (nothing if the trigger is missing)."""
 
     def delete_note(self, note_id: str, *, erase: tuple[str, str] | None = None) -> list[str] | None:
         """Delete a note with its links, its versions and the evolutions it triggered that revised no other
@@ -145,8 +147,6 @@ class NoteTx(Protocol):
     def supersede(self, pairs: Sequence[tuple[str, str, str]], evolution_id: str | None) -> None:
         """(older id, newer id, reason): the older note is invalidated and points at the newer one (its valid time
         ends where the newer's begins)."""
-
-    def record_evolution(self, record: EvolutionRecord) -> None: ...
 
     def archive(self, note_ids: Sequence[str], archive: bool = True) -> list[str]:
         """Archive these notes (or with `archive` False, restore them), stamped now: only their `archived_at` and

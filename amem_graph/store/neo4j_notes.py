@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
@@ -140,7 +140,13 @@ class Neo4jNotes(Neo4jText):
             rows = self.run("note/list", limit=limit, offset=offset, **(filters or EVERY_NOTE).params())
         return [note_from_record(r["note"], r.get("links") or (), r.get("embedding")) for r in rows]
 
-    def revise(self, revisions: Sequence[NoteRevision], evolution_id: str | None) -> list[tuple[str, int]]:
+    def revise(self, revisions: Sequence[NoteRevision], evolution: EvolutionRecord | None) -> list[tuple[str, int]]:
+        kept = self._revise(revisions, evolution.id if evolution else None)
+        if evolution is not None:
+            self._record_evolution(replace(evolution, revised=tuple(kept)))
+        return kept
+
+    def _revise(self, revisions: Sequence[NoteRevision], evolution_id: str | None) -> list[tuple[str, int]]:
         rows = [
             {"id": r.id, "values": {k: list(v) if isinstance(v, tuple) else v for k, v in r.values.items()},
              "reason": r.reason, "embedding": None if r.embedding is None else list(r.embedding),
@@ -195,7 +201,7 @@ class Neo4jNotes(Neo4jText):
         rows = [{"old_id": old, "new_id": new, "reason": reason} for old, new, reason in pairs]
         self._each("evolution/supersede", "contradictions", rows, evolution_id=evolution_id)
 
-    def record_evolution(self, record: EvolutionRecord) -> None:
+    def _record_evolution(self, record: EvolutionRecord) -> None:
         self.run(
             "evolution/record", evolution_id=record.id, trigger_id=record.trigger_id, analysis=record.analysis,
             model=record.model, prompt_version=record.prompt_version, decision=record.decision,

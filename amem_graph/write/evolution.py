@@ -163,8 +163,6 @@ def apply_evolution(
     # An archived note stays as it was archived until it is restored: an evolution planned before a retention run
     # archived a neighbour neither revises it, links to it nor supersedes it (the lock orders the two writes).
     archived = {n.id for n in read if n.archived_at is not None and n.id != write.trigger_id}
-    revised = tx.revise([r.stored(dimension) for r in write.revisions if r.id not in stale and r.id not in archived],
-                        write.id)
     made = tx.link([link for link in write.links if link.target_id in current.keys() - archived], write.id)
     known = (current.keys() - archived) | {write.trigger_id}
     tx.supersede([c for c in write.contradictions if {c[0], c[1]} <= known], write.id)
@@ -177,10 +175,10 @@ def apply_evolution(
         **write.decision, "skipped_stale": stale, "skipped_archived": sorted(archived),
         "link_budget_invalidated": [{"source_id": d.source_id, "target_id": d.target_id, "type": d.type} for d in dropped],
     }
-    tx.record_evolution(EvolutionRecord(
-        write.id, write.trigger_id, write.analysis, write.model, write.prompt_version, json.dumps(decision, sort_keys=True),
-        write.prompt_tokens, write.completion_tokens, tuple(revised),
-    ))
+    # Revised last: the Evolution node, recorded with the revisions, ties the versions they kept.
+    revised = tx.revise([r.stored(dimension) for r in write.revisions if r.id not in stale and r.id not in archived],
+                        EvolutionRecord(write.id, write.trigger_id, write.analysis, write.model, write.prompt_version,
+                                        json.dumps(decision, sort_keys=True), write.prompt_tokens, write.completion_tokens))
     # Read back here, not after: the caller gets the note without a transaction of its own.
     note = tx.notes(ids=[write.trigger_id], links=True)
     return EvolutionOutcome(write.trigger_id, created=row is not None, revised=tuple(revised), decision=decision,

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
@@ -130,7 +131,13 @@ class EmbeddedNotes:
             nodes = nodes[offset: offset + limit]
         return [self._store.to_note(n) for n in nodes]
 
-    def revise(self, revisions: Sequence[NoteRevision], evolution_id: str | None) -> list[tuple[str, int]]:
+    def revise(self, revisions: Sequence[NoteRevision], evolution: EvolutionRecord | None) -> list[tuple[str, int]]:
+        kept = self._revise(revisions, evolution.id if evolution else None)
+        if evolution is not None:
+            self._record_evolution(replace(evolution, revised=tuple(kept)))
+        return kept
+
+    def _revise(self, revisions: Sequence[NoteRevision], evolution_id: str | None) -> list[tuple[str, int]]:
         kept = []
         for revision in revisions:
             node = self._note(revision.id)
@@ -258,7 +265,7 @@ class EmbeddedNotes:
                     self.graph.set_rel(rel, periods=[*link_periods(rel.props), self.now], invalid_at=self.now,
                                        invalid_reason=reason, invalidated_by=evolution_id)
 
-    def record_evolution(self, record: EvolutionRecord) -> None:
+    def _record_evolution(self, record: EvolutionRecord) -> None:
         """cypher/evolution/record.cypher."""
         trigger = self._note(record.trigger_id)
         if trigger is None:
