@@ -487,13 +487,6 @@ class AttachmentTx(Protocol):
         now, which the engine turns into what it held then (timeline)."""
 
 
-class AttachmentStore(Protocol):
-    """Database-wide reads for the adapters (outside one tenant)."""
-
-    def note_tenants(self, note_ids: Sequence[str]) -> dict[str, str]:
-        """The tenant that holds each of these note ids (ids are unique across the database)."""
-
-
 class AdminStore(Protocol):
     """Whole-tenant and whole-database work: export / import (the same records from either store, so a
     tenant moves between them unchanged) and re-embedding after a model change."""
@@ -501,9 +494,11 @@ class AdminStore(Protocol):
     def export_records(self, tenant: str, page: int = 2_000) -> Iterator[dict[str, Any]]:
         """Every node, then every relationship, of one tenant, as JSON-ready records (see ingest/transfer.py)."""
 
-    def tenants(self, *, keyed: bool = False, as_of: datetime | None = None) -> list[str]:
+    def tenants(self, *, keyed: bool = False, as_of: datetime | None = None, of_notes: Sequence[str] | None = None
+                ) -> list[str]:
         """Every tenant that holds a node, in order; with `keyed`, every tenant with a store item (with `as_of`,
-        that held one then)."""
+        that held one then); with `of_notes`, the tenant that holds each of these note ids, in their order ('' for
+        an id no tenant holds; ids are unique across the database)."""
 
     def import_records(
         self, tenant: str, rows: Sequence[dict[str, Any]], relationships: Sequence[dict[str, Any]], batch: int = 1_000
@@ -524,6 +519,6 @@ class Tx(NoteTx, TierTx, AttachmentTx, EntityTx, Protocol):
     """Everything a transaction of one tenant offers."""
 
 
-class MemoryStore(NoteStore, AttachmentStore, AdminStore, Protocol):
+class MemoryStore(NoteStore, AdminStore, Protocol):
     """What the engine runs on: notes, the MemoryOS tiers, adapters' attachments and admin work, in one
     database."""

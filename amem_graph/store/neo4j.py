@@ -268,7 +268,11 @@ class Neo4jStore:
                     yield record
                 offset += len(rows)
 
-    def tenants(self, *, keyed: bool = False, as_of: datetime | None = None) -> list[str]:
+    def tenants(self, *, keyed: bool = False, as_of: datetime | None = None, of_notes: Sequence[str] | None = None
+                ) -> list[str]:
+        if of_notes is not None:
+            held = {r["id"]: r["tenant"] for r in self._run("admin/note_tenants", ids=list(of_notes))} if of_notes else {}
+            return [held.get(i, "") for i in of_notes]
         if keyed:
             return [r["tenant"] for r in self._run("attached/keyed_tenants", as_of=as_of)]
         return [r["tenant"] for r in self._run("admin/tenants")]
@@ -303,9 +307,6 @@ class Neo4jStore:
             return len(ids), created
 
         return self._write_transaction("import", work)
-
-    def note_tenants(self, note_ids: Sequence[str]) -> dict[str, str]:
-        return {r["id"]: r["tenant"] for r in self._run("admin/note_tenants", ids=list(note_ids))} if note_ids else {}
 
     def delete_tenant(self, tenant: str) -> int:
         total = 0

@@ -112,7 +112,8 @@ class Attachments:
     def taken_elsewhere(self, tenant: str, note_ids: Sequence[str]) -> list[str]:
         """Which of `note_ids` another tenant holds."""
         tenant = validation.tenant(tenant)
-        return [i for i, holder in self._store.note_tenants(note_ids).items() if holder != tenant]
+        return [i for i, holder in zip(note_ids, self._store.tenants(of_notes=note_ids), strict=True)
+                if holder not in ("", tenant)]
 
 
 def _attach(tx: Tx, kind: AttachmentKind, attachments: Sequence[Attachment]) -> None:

@@ -184,13 +184,6 @@ class EmbeddedStore(EmbeddedAdmin):
 
     # -- admin ------------------------------------------------------------------------------------
 
-    def note_tenants(self, note_ids: Sequence[str]) -> dict[str, str]:
-        def work() -> dict[str, str]:
-            nodes = [self.graph.unique("Note", id=i) for i in note_ids]
-            return {n.props["id"]: n.props["tenant"] for n in nodes if n is not None}
-
-        return self._read(work)
-
     def delete_tenant(self, tenant: str) -> int:
         def work() -> int:
             doomed = {n.key for label in self.graph.labels() for n in self.graph.labelled(label, tenant)}
