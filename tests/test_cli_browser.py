@@ -10,7 +10,7 @@ from typer.testing import CliRunner
 from amem_graph import AgenticMemory, Settings
 from amem_graph.cli import app
 from amem_graph.server import LocalNeo4j
-from amem_graph.store.base import SCHEMA_VERSION
+from amem_graph.store.base import SCHEMA_VERSION, SchemaWrite
 from amem_graph.viewer import browser as neo4j_browser
 
 from .conftest import free_port
@@ -161,7 +161,7 @@ def test_consolidate_reembeds_the_database_after_a_model_change(two_tenants, cli
     store = memory._store
     try:
         # The database as another model left it: marked for it, with its (smaller) index.
-        store.create_schema("another/model", 8, SCHEMA_VERSION)
+        store.schema(create=SchemaWrite("another/model", 8, SCHEMA_VERSION))
         with pytest.raises(Exception) as refused:
             AgenticMemory(Settings.from_env(cli_env), tenant=tenant, init_schema=False)
         assert type(refused.value).__name__ == "SchemaMismatch"
@@ -169,7 +169,7 @@ def test_consolidate_reembeds_the_database_after_a_model_change(two_tenants, cli
         assert result.exit_code == 0, result.output
         assert "rebuilt with 384 dimensions" in result.stdout
     finally:  # whatever happened, the shared test database is this model's again, with its index
-        store.create_schema(memory.embedder.model_name, memory.embedder.dimension, SCHEMA_VERSION)
+        store.schema(create=SchemaWrite(memory.embedder.model_name, memory.embedder.dimension, SCHEMA_VERSION))
     assert store.vector_index()["dimension"] == 384
     with AgenticMemory(Settings.from_env(cli_env), tenant=tenant) as reopened:
         again = reopened.get(note.id, with_embedding=True).embedding

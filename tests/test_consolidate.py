@@ -77,14 +77,14 @@ def test_a_consolidation_killed_midway_resumes_and_embeds_every_note_once(
     new = replace(old, embedding_model=new_model)
     store = EmbeddedStore(tmp_path / "db")
     try:
-        state = store.schema_state()
+        state = store.schema()
         assert state.model == new_model and state.consolidating == f"notes:{ids[BATCH - 1]}"
         with pytest.raises(SchemaMismatch, match="consolidation .* is under way"):
             AgenticMemory(new, tenant="t", store=store)
         embedder = Counting(Embedder.of(new))
         counts = consolidate(store, embedder)
         assert counts["notes"] == NOTES - BATCH  # resumed after the batch the killed run committed
-        assert store.schema_state().consolidating is None
+        assert store.schema().consolidating is None
         with AgenticMemory(new, tenant="t", store=store) as memory:
             notes = [memory.get(i, with_embedding=True) for i in ids]
             texts = [composite_text(n.content, n.context, n.keywords, n.tags) for n in notes]
@@ -120,14 +120,14 @@ def test_an_interrupted_consolidation_of_neo4j_resumes_after_its_last_batch(neo4
     try:
         with pytest.raises(Interrupted):
             consolidate(store, embedder, on_batch=stop)
-        assert (store.schema_state().consolidating or "").startswith("notes:")
+        assert (store.schema().consolidating or "").startswith("notes:")
         with pytest.raises(SchemaMismatch, match="under way"):
             AgenticMemory(neo4j_settings, tenant="t", store=store)
         counts = consolidate(store, embedder)
         assert counts["notes"] == held - BATCH
-        assert store.schema_state().consolidating is None
+        assert store.schema().consolidating is None
     finally:
-        if store.schema_state().consolidating:  # the shared database opens for the other tests, whatever happened
+        if store.schema().consolidating:  # the shared database opens for the other tests, whatever happened
             consolidate(store, embedder)
         store.close()
         with AgenticMemory(neo4j_settings, tenant=tenant) as memory:
@@ -159,7 +159,7 @@ def test_a_memory_open_while_a_consolidation_runs_writes_nothing_and_searches_by
     try:
         consolidate(store, embedder, on_batch=during)
     finally:
-        if store.schema_state().consolidating:  # the store opens for the other tests, whatever happened
+        if store.schema().consolidating:  # the store opens for the other tests, whatever happened
             consolidate(store, embedder)
     assert seen["notes"] == [kept.content]
     assert seen["hits"][0] == kept.id  # by its words: the vector channel is off

@@ -210,14 +210,14 @@ def test_a_server_lost_during_a_consolidation_leaves_whole_batches_and_it_resume
             consolidate(store, embedder, on_batch=lambda kind, n: cuttable.cut())
         assert time.monotonic() - began < 30
         cuttable.restore()
-        assert (store.schema_state().consolidating or "").startswith("notes:")
+        assert (store.schema().consolidating or "").startswith("notes:")
         with pytest.raises(SchemaMismatch, match="under way"):
             AgenticMemory(settings, tenant=tenant, store=store)
         assert consolidate(store, embedder)["notes"] == held - BATCH
         with AgenticMemory(settings, tenant=tenant, store=store) as memory:
             assert memory.admin.check().sound and len(memory.list(limit=1_000)) == BATCH + 10
     finally:
-        if store.schema_state().consolidating:  # the shared database opens for the other tests
+        if store.schema().consolidating:  # the shared database opens for the other tests
             consolidate(store, embedder)
         store.close()
         with AgenticMemory(neo4j_settings, tenant=tenant) as memory:

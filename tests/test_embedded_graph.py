@@ -168,7 +168,7 @@ def test_consolidation_re_embeds_the_embedded_store(tmp_path: Path, settings) ->
     from amem_graph import AgenticMemory
     from amem_graph.errors import SchemaMismatch
     from amem_graph.maintenance.consolidate import consolidate
-    from amem_graph.store.base import SCHEMA_VERSION
+    from amem_graph.store.base import SCHEMA_VERSION, SchemaWrite
     from amem_graph.store.embedded.store import EmbeddedStore
 
     store = EmbeddedStore(tmp_path)
@@ -177,7 +177,7 @@ def test_consolidation_re_embeds_the_embedded_store(tmp_path: Path, settings) ->
         note = memory.add("Ines restores old bicycles in her garage.")
         memory.add_turn("I restore old bicycles.", "Nice hobby!", session_id="s1")
         before = memory.get(note.id, with_embedding=True).embedding
-        store.create_schema("another/model", 8, SCHEMA_VERSION)  # as a different model would have left it
+        store.schema(create=SchemaWrite("another/model", 8, SCHEMA_VERSION))  # as a different model would have left it
         with pytest.raises(SchemaMismatch):
             AgenticMemory(local, tenant="t", store=store, init_schema=False)
         counts = consolidate(store, memory.embedder)

@@ -145,7 +145,7 @@ def test_a_schema_8_database_counts_each_tenants_statistics_once_on_open(
                 AgenticMemory(settings, tenant=memory.tenant)
             monkeypatch.undo()
             done = [t for t in (memory.tenant, other) if _statistics(memory, t)]
-            assert memory._store.schema_state().version == 8 and done == counted
+            assert memory._store.schema().version == 8 and done == counted
             with AgenticMemory(settings, tenant=memory.tenant) as reopened:
                 assert reopened.stats().schema["version"] == SCHEMA_VERSION
                 assert {t: _statistics(memory, t) for t in (memory.tenant, other)} == expected

@@ -11,7 +11,7 @@ import numpy as np
 from ..core import validation
 from ..embedding import Embedder, canonical_model, composite_text
 from ..errors import SchemaMismatch
-from ..store.base import SCHEMA_VERSION, MemoryStore, SchemaState
+from ..store.base import SCHEMA_VERSION, MemoryStore, SchemaState, SchemaWrite
 from ..tiers.analysis import embedded_text
 
 BATCH = 256
@@ -38,7 +38,7 @@ def consolidate(store: MemoryStore, embedder: Embedder, *, on_batch: Callable[[s
     """Rebuild the index and re-embed everything with `embedder`; returns how many of each kind were embedded by
     this call. Each batch's vectors and how far the work got are written in one transaction, so a run that is
     killed resumes where it stopped when called again: every vector is embedded once."""
-    state = store.schema_state()
+    state = store.schema()
     if state.version is not None and state.version > SCHEMA_VERSION:
         raise SchemaMismatch(f"{store.location} holds a newer amem-graph schema ({state.version}): upgrade amem-graph")
     kind, after = _resumed(state, canonical_model(embedder.model_name))
@@ -46,7 +46,7 @@ def consolidate(store: MemoryStore, embedder: Embedder, *, on_batch: Callable[[s
         # Under way before the marker names the new model: a kill in between is found by the next open.
         store.write_embeddings(kind, [], reached=f"{kind}:")
         # not schema.ensure: its check refuses the old model's marker, which is what this replaces
-        store.create_schema(embedder.model_name, embedder.dimension, state.version)
+        store.schema(create=SchemaWrite(embedder.model_name, embedder.dimension, state.version))
     store.dimension = embedder.dimension
     counts: dict[str, int] = {}
     for current in KINDS[KINDS.index(kind):]:

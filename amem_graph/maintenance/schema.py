@@ -5,12 +5,12 @@ from __future__ import annotations
 
 from ..embedding import canonical_model
 from ..errors import SchemaMismatch
-from ..store.base import SCHEMA_VERSION, NoteStore, SchemaState
+from ..store.base import SCHEMA_VERSION, NoteStore, SchemaState, SchemaWrite
 
 
 def check(store: NoteStore, model: str, dimension: int) -> SchemaState:
     """Refuse to run against a database built for another model, dimension or schema version."""
-    state = store.schema_state()
+    state = store.schema()
     for found in (state.index_dimension, state.dimension):
         if found is not None and int(found) != dimension:
             raise SchemaMismatch(
@@ -44,4 +44,4 @@ def ensure(store: NoteStore, model: str, dimension: int, *, force: bool = False)
     state = check(store, model, dimension)
     current = state.version == SCHEMA_VERSION and state.index_dimension is not None
     if not current or force:
-        store.create_schema(model, dimension, state.version)
+        store.schema(create=SchemaWrite(model, dimension, state.version))

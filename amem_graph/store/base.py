@@ -213,6 +213,15 @@ class SchemaState:
     consolidating: str | None = None  # a consolidation under way: how far it got ("kind:last id"), else None
 
 
+@dataclass(frozen=True)
+class SchemaWrite:
+    """The schema `schema(create=...)` makes: for this embedding model and dimension, from the version found."""
+
+    model: str
+    dimension: int
+    found: int | None
+
+
 def vectors_current(marker: Mapping[str, Any] | None, model: str | None) -> bool:
     """Whether an engine opened for `model` (canonical; None: not opened by an engine) shares the database's
     vectors: no consolidation under way, and the database's model is still the engine's."""
@@ -252,11 +261,10 @@ class NoteStore(Protocol):
         """`work` in one write transaction, all or nothing, after the tenant's lock (unless `lock` is False:
         writes that change no version); on Neo4j retried on transient errors, so `work` may run again."""
 
-    def schema_state(self) -> SchemaState: ...
-
-    def create_schema(self, model: str, dimension: int, found: int | None) -> None:
-        """Create what is missing (idempotent), migrating from schema version `found`, and mark the database
-        as the model's; a vector index of another dimension is replaced (a consolidation: the caller decided)."""
+    def schema(self, *, create: SchemaWrite | None = None) -> SchemaState:
+        """What the database says about the schema it was built with. With `create`, first create what is
+        missing (idempotent), migrating from the schema version it found, and mark the database as its model's; a
+        vector index of another dimension is replaced (a consolidation: the caller decided)."""
 
     def delete_tenant(self, tenant: str) -> int:
         """Delete every node of one tenant; returns how many."""

@@ -36,7 +36,7 @@ from ..embedding import canonical_model
 from ..errors import InvalidInput, StoreError, StoreUnavailable
 from ..ingest import transfer
 from . import cypher
-from .base import SCHEMA_VERSION, SchemaState, StoreStats, Tx, refuse_stale_writer
+from .base import SCHEMA_VERSION, SchemaState, SchemaWrite, StoreStats, Tx, refuse_stale_writer
 from .neo4j_attached import Neo4jAttached
 from .neo4j_entities import Neo4jEntities
 from .neo4j_notes import KnnState, Neo4jNotes, min_candidates
@@ -191,7 +191,12 @@ class Neo4jStore:
 
     # -- schema ---------------------------------------------------------------------------------
 
-    def schema_state(self) -> SchemaState:
+    def schema(self, *, create: SchemaWrite | None = None) -> SchemaState:
+        if create is not None:
+            self._create_schema(create.model, create.dimension, create.found)
+        return self._schema_state()
+
+    def _schema_state(self) -> SchemaState:
         marker = self._run("admin/schema_marker_get")[0].data()
         index = self.vector_index()
         return SchemaState(
@@ -200,7 +205,7 @@ class Neo4jStore:
             consolidating=marker["consolidating"],
         )
 
-    def create_schema(self, model: str, dimension: int, found: int | None) -> None:
+    def _create_schema(self, model: str, dimension: int, found: int | None) -> None:
         if found is not None and found < 3:
             self._run("migrate/v3_note_text", write=True)
         # An index of another dimension or other HNSW settings goes, and so, on a 2026.01+ server, does one that

@@ -20,7 +20,7 @@ from ...core import validation
 from ...core.log import event
 from ...embedding import canonical_model
 from ...models import LINK_TYPES, Note
-from ..base import SCHEMA_VERSION, SchemaState, StoreStats, Tx, refuse_stale_writer
+from ..base import SCHEMA_VERSION, SchemaState, SchemaWrite, StoreStats, Tx, refuse_stale_writer
 from ..lucene import PAGE_FIELDS, TEXT_FIELDS
 from ..records import note_from_record
 from .admin import EmbeddedAdmin
@@ -116,7 +116,12 @@ class EmbeddedStore(EmbeddedAdmin):
 
     # -- schema -----------------------------------------------------------------------------------
 
-    def schema_state(self) -> SchemaState:
+    def schema(self, *, create: SchemaWrite | None = None) -> SchemaState:
+        if create is not None:
+            self._create_schema(create.model, create.dimension, create.found)
+        return self._schema_state()
+
+    def _schema_state(self) -> SchemaState:
         marker = self._read(lambda: self.graph.unique("AmemSchema", name="amem-graph"))
         props = marker.props if marker is not None else {}
         dimension = props.get("embedding_dimension")
@@ -127,7 +132,7 @@ class EmbeddedStore(EmbeddedAdmin):
             consolidating=props.get("consolidating"),
         )
 
-    def create_schema(self, model: str, dimension: int, found: int | None) -> None:
+    def _create_schema(self, model: str, dimension: int, found: int | None) -> None:
         def work() -> None:
             now = validation.now()
             props = {"version": SCHEMA_VERSION, "embedding_model": canonical_model(model),
