@@ -19,7 +19,7 @@ from amem_graph.bench.scripted_llm import Answer, ScriptedLLM
 from amem_graph.cli import app
 from amem_graph.integrations.langchain import AmemRetriever, AmemStore, AmemVectorStore, SearchMemoriesTool
 from amem_graph.integrations.mcp import memory_server
-from amem_graph.store import cypher
+from amem_graph.viewer import browser as neo4j_browser
 
 STORES = ("neo4j", "embedded")
 OLD, NEW = "Gina works at Door Dash as a driver.", "Gina lost her driver job at Door Dash."
@@ -121,7 +121,7 @@ def test_browsers_saved_queries_leave_superseded_and_archived_notes_out(
     current = llm_memory.add("Gina starts at a cafe next week.")
     llm_memory.link(new.id, current.id, reason="her next job")  # a current neighbour
     shown: dict[str, list[Any]] = {}
-    for name, query in cypher.saved_queries():
+    for name, query in neo4j_browser.saved_queries():
         params = {"tenant": llm_memory.tenant, "note_id": new.id, "entity": "gina"}
         records = llm_memory._store._driver.execute_query(query, params).records
         shown[name] = [value.get("content") for record in records for value in record.values()

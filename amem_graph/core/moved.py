@@ -34,6 +34,9 @@ MOVED = {
     "amem_graph.warmup": "amem_graph.maintenance.warmup",
 }
 
+# Names that left a moved module for another: looked up there when the new module lacks them.
+ALSO = {"amem_graph.cypher": "amem_graph.viewer.browser"}
+
 
 class _OldPath(importlib.abc.MetaPathFinder, importlib.abc.Loader):
     """Imports an old path as a module that hands out the new module's names (the new module itself keeps its
@@ -50,10 +53,17 @@ class _OldPath(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         new = MOVED[module.__name__]
         warnings.warn(f"{module.__name__} is now {new}; the old path goes in the next release",
                       DeprecationWarning, stacklevel=2)
-        target = importlib.import_module(new)
-        module.__doc__ = target.__doc__
-        module.__getattr__ = lambda name: getattr(target, name)  # type: ignore[method-assign]
-        module.__dir__ = lambda: dir(target)  # type: ignore[method-assign]
+        targets = [importlib.import_module(name) for name in (new, ALSO.get(module.__name__)) if name]
+        module.__doc__ = targets[0].__doc__
+
+        def attribute(name: str) -> object:
+            for target in targets:
+                if hasattr(target, name):
+                    return getattr(target, name)
+            raise AttributeError(f"module {module.__name__!r} has no attribute {name!r}")
+
+        module.__getattr__ = attribute  # type: ignore[method-assign]
+        module.__dir__ = lambda: sorted({n for target in targets for n in dir(target)})  # type: ignore[method-assign]
 
 
 def install() -> None:
