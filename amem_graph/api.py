@@ -385,10 +385,7 @@ class AgenticMemory:
         tenant = self._tenant(tenant)
 
         def work(tx: Tx) -> bool:
-            if not tx.link([link], None):
-                return False
-            tx.supersede([(link.target_id, link.source_id, link.reason)], None)
-            return True
+            return bool(tx.link([link], None, supersede=[(link.target_id, link.source_id, link.reason)]))
 
         if not self._store.write(tenant, work):
             raise NoteNotFound(f"cannot supersede {older_id!r} by {newer_id!r}: both must be notes of {tenant!r}")

@@ -139,14 +139,15 @@ class NoteTx(Protocol):
         the neighbourhood text of the session's notes and of their versions, in place (with the line break that
         joined it), where it appears."""
 
-    def link(self, links: Sequence[Link], evolution_id: str | None, *, invalidate: str | None = None) -> list[Link]:
+    def link(
+        self, links: Sequence[Link], evolution_id: str | None, *, invalidate: str | None = None,
+        supersede: Sequence[tuple[str, str, str]] = (),
+    ) -> list[Link]:
         """Each link between two notes of the tenant, created once and then updated (and valid again); returns
-        them as written. With `invalidate` (a reason), each valid one (by source, target and type) is invalid from
-        now instead, never deleted; then nothing is returned."""
-
-    def supersede(self, pairs: Sequence[tuple[str, str, str]], evolution_id: str | None) -> None:
-        """(older id, newer id, reason): the older note is invalidated and points at the newer one (its valid time
-        ends where the newer's begins)."""
+        them as written. Then each of `supersede` (older id, newer id, reason: what a contradiction decided): the
+        older note is invalidated and points at the newer one (SUPERSEDED_BY; its valid time ends where the
+        newer's begins). With `invalidate` (a reason), each valid link given (by source, target and type) is
+        invalid from now instead, never deleted; then nothing is returned."""
 
     def archive(self, note_ids: Sequence[str], archive: bool = True) -> list[str]:
         """Archive these notes (or with `archive` False, restore them), stamped now: only their `archived_at` and

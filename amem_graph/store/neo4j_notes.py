@@ -188,7 +188,16 @@ class Neo4jNotes(Neo4jText):
 
     # -- links and evolutions ---------------------------------------------------------------------
 
-    def link(self, links: Sequence[Link], evolution_id: str | None, *, invalidate: str | None = None) -> list[Link]:
+    def link(
+        self, links: Sequence[Link], evolution_id: str | None, *, invalidate: str | None = None,
+        supersede: Sequence[tuple[str, str, str]] = (),
+    ) -> list[Link]:
+        made = self._link(links, evolution_id, invalidate)
+        if supersede:
+            self._supersede(supersede, evolution_id)
+        return made
+
+    def _link(self, links: Sequence[Link], evolution_id: str | None, invalidate: str | None) -> list[Link]:
         if invalidate is not None:
             rows = [{"source_id": s.source_id, "target_id": s.target_id, "type": validation.link_type(s.type)}
                     for s in links]
@@ -197,7 +206,7 @@ class Neo4jNotes(Neo4jText):
         made = self._each("link/create", "rows", [_link_row(link) for link in links], evolution_id=evolution_id)
         return [link_from_record(r.data()) for r in made]
 
-    def supersede(self, pairs: Sequence[tuple[str, str, str]], evolution_id: str | None) -> None:
+    def _supersede(self, pairs: Sequence[tuple[str, str, str]], evolution_id: str | None) -> None:
         rows = [{"old_id": old, "new_id": new, "reason": reason} for old, new, reason in pairs]
         self._each("evolution/supersede", "contradictions", rows, evolution_id=evolution_id)
 

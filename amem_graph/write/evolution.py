@@ -163,9 +163,9 @@ def apply_evolution(
     # An archived note stays as it was archived until it is restored: an evolution planned before a retention run
     # archived a neighbour neither revises it, links to it nor supersedes it (the lock orders the two writes).
     archived = {n.id for n in read if n.archived_at is not None and n.id != write.trigger_id}
-    made = tx.link([link for link in write.links if link.target_id in current.keys() - archived], write.id)
     known = (current.keys() - archived) | {write.trigger_id}
-    tx.supersede([c for c in write.contradictions if {c[0], c[1]} <= known], write.id)
+    made = tx.link([link for link in write.links if link.target_id in current.keys() - archived], write.id,
+                   supersede=[c for c in write.contradictions if {c[0], c[1]} <= known])
     linked = {write.trigger_id} | {link.target_id for link in made} if made else set()
     dropped = _over_budget([_with_links(n, made) for n in read if n.id in linked], link_budget)
     tx.link(dropped, write.id, invalidate="link budget")

@@ -220,7 +220,16 @@ class EmbeddedNotes:
 
     # -- links and evolutions ---------------------------------------------------------------------
 
-    def link(self, links: Sequence[Link], evolution_id: str | None, *, invalidate: str | None = None) -> list[Link]:
+    def link(
+        self, links: Sequence[Link], evolution_id: str | None, *, invalidate: str | None = None,
+        supersede: Sequence[tuple[str, str, str]] = (),
+    ) -> list[Link]:
+        made = self._link(links, evolution_id, invalidate)
+        if supersede:
+            self._supersede(supersede, evolution_id)
+        return made
+
+    def _link(self, links: Sequence[Link], evolution_id: str | None, invalidate: str | None) -> list[Link]:
         """cypher/link/create.cypher; with `invalidate`, cypher/link/invalidate.cypher."""
         if invalidate is not None:
             self._invalidate(links, invalidate, evolution_id)
@@ -241,7 +250,7 @@ class EmbeddedNotes:
                              float(rel.props.get("confidence", 1.0)), rel.props.get("created_at"), None, tuple(periods)))
         return made
 
-    def supersede(self, pairs: Sequence[tuple[str, str, str]], evolution_id: str | None) -> None:
+    def _supersede(self, pairs: Sequence[tuple[str, str, str]], evolution_id: str | None) -> None:
         """cypher/evolution/supersede.cypher."""
         for old_id, new_id, reason in pairs:
             old, new = self._note(old_id), self._note(new_id)
