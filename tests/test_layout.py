@@ -3,6 +3,7 @@ layers contract that `lint-imports` checks, and the old paths of moved modules s
 
 from __future__ import annotations
 
+import ast
 import importlib
 import subprocess
 import sys
@@ -19,6 +20,7 @@ pytestmark = pytest.mark.embedded
 
 PACKAGE = Path(amem_graph.__file__).parent
 MAX_TOP_MODULES = 8
+MAX_STORE_METHODS = 40  # the store protocol: what each store implements, so what a new capability costs twice
 
 
 def test_few_modules_sit_at_the_top_of_the_package() -> None:
@@ -56,3 +58,12 @@ def test_the_picture_of_the_layers_is_the_code_s() -> None:
     done = subprocess.run([sys.executable, "scripts/layers.py", "--check"], cwd=PACKAGE.parent, capture_output=True,
                           text=True)
     assert done.returncode == 0, done.stderr
+
+
+def test_the_store_protocol_stays_small() -> None:
+    tree = ast.parse((PACKAGE / "store" / "base.py").read_text())
+    protocols = [c for c in tree.body if isinstance(c, ast.ClassDef) and any(
+        isinstance(b, ast.Name) and b.id == "Protocol" for b in c.bases)]
+    methods = [f"{c.name}.{f.name}" for c in protocols for f in c.body
+               if isinstance(f, ast.FunctionDef) and not f.name.startswith("_")]
+    assert protocols and len(methods) <= MAX_STORE_METHODS, methods

@@ -379,15 +379,15 @@ class TierTx(Protocol):
         ranked by it. `with_embedding` fills each segment's centroid. With `as_of`, the segments held then
         (`timeline.tier_held`), archived since or not, instead of today's active ones."""
 
-    def join_segment(self, page_id: str, segment: SegmentWrite, now: datetime) -> None:
-        """Move a page into a segment, new or existing: its summary, keywords and centroid, one more page."""
-
-    def promote(self, segment_id: str, now: datetime, *, derived: Sequence[tuple[str, str]] = (),
-                facts: Sequence[FactWrite] = ()) -> None:
-        """What a promotion of the segment wrote: DERIVED_FROM from each (page id, note id)'s note to its page and
-        the segment, the pages marked promoted; the persona `facts` reinforced (one more mention, the confidence
-        given), then the new ones created, invalidating those they supersede (which still apply, the tiers
-        decide: `persona.still_applying`)."""
+    def write_segment(
+        self, segment_id: str, now: datetime, *, joined: tuple[str, SegmentWrite] | None = None,
+        derived: Sequence[tuple[str, str]] = (), facts: Sequence[FactWrite] = (),
+    ) -> None:
+        """What the tiers write of a segment. A page `joined` it ((page id, the segment as it is now), new or
+        existing): its summary, keywords and centroid, one more page. Or a promotion of it wrote notes and facts:
+        DERIVED_FROM from each (page id, note id)'s note to its page and the segment, the pages marked promoted;
+        the persona `facts` reinforced (one more mention, the confidence given), then the new ones created,
+        invalidating those they supersede (which still apply, the tiers decide: `persona.still_applying`)."""
 
     def facts(
         self, assistant: str | None, *, kinds: Sequence[str] | None = None, vector: Sequence[float] | None = None,

@@ -110,7 +110,7 @@ class Neo4jTiers:
         )
         return [(segment_from_record(r["segment"], 0.0, r["embedding"]), r["cosine"]) for r in rows]
 
-    def join_segment(self, page_id: str, segment: SegmentWrite, now: datetime) -> None:
+    def _join_segment(self, page_id: str, segment: SegmentWrite, now: datetime) -> None:
         self.run(
             "segment/join", page_id=page_id, now=now, embedding=_list(segment.embedding),
             segment={
@@ -119,8 +119,12 @@ class Neo4jTiers:
             },
         )
 
-    def promote(self, segment_id: str, now: datetime, *, derived: Sequence[tuple[str, str]] = (),
-                facts: Sequence[FactWrite] = ()) -> None:
+    def write_segment(
+        self, segment_id: str, now: datetime, *, joined: tuple[str, SegmentWrite] | None = None,
+        derived: Sequence[tuple[str, str]] = (), facts: Sequence[FactWrite] = (),
+    ) -> None:
+        if joined is not None:
+            self._join_segment(joined[0], joined[1], now)
         if facts:
             self._write_facts(segment_id, facts, now)
         if derived:

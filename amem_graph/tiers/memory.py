@@ -260,7 +260,7 @@ class MemoryTiers:
                                     analysis=facts.analysis, model=facts.model, similarity=self.embedder.similarity)
         now = self.clock()
         writes, archived = self.store.write(tenant, partial(self._write_facts, segment_id=segment.id, writes=writes, now=now)) if writes else ([], [])
-        self.store.write(tenant, lambda tx: tx.promote(segment.id, now, derived=derived))
+        self.store.write(tenant, lambda tx: tx.write_segment(segment.id, now, derived=derived))
         return Promotion(
             segment.id, segment.heat, tuple(note_id for _, note_id in derived),
             facts_added=tuple(w.text for w in writes if w.existing_id is None),
@@ -395,7 +395,7 @@ class MemoryTiers:
             current = state is not None and state.archived_at is None and state.pages == segment.expected_pages
         if not current:
             return "conflict"
-        tx.join_segment(page.id, segment, now)
+        tx.write_segment(segment.id, now, joined=(page.id, segment))
         return "joined"
 
     def _claim(self, tx: Tx, segment: Segment, now: datetime) -> bool:
@@ -418,7 +418,7 @@ class MemoryTiers:
         """The promotion's facts as they still apply to the facts active now, then archiving past each kind's
         capacity; returns the writes made and the archived ids."""
         applied = persona.still_applying(writes, {f.id: f for f, _, _ in tx.facts(None)})
-        tx.promote(segment_id, now, facts=applied)
+        tx.write_segment(segment_id, now, facts=applied)
         archived = persona.past_capacity([f for f, _, _ in tx.facts(None)], self.settings.fact_capacity)
         tx.update("Fact", [(fact_id, {"archived_at": now}) for fact_id in archived])
         return applied, archived

@@ -197,8 +197,7 @@ class EmbeddedTiers:
         return [(segment_from_record(s.props, 0.0, s.props["embedding"] if with_embedding else None), c)
                 for s, c in rows[:limit]]
 
-    def join_segment(self, page_id: str, segment: SegmentWrite, now: datetime) -> None:
-        """cypher/segment/join.cypher."""
+    def _join_segment(self, page_id: str, segment: SegmentWrite, now: datetime) -> None:
         page = self._by_id("Page", page_id)
         if page is None:
             return
@@ -213,9 +212,14 @@ class EmbeddedTiers:
         self.graph.set(page, tier="mtm", joined_at=now)
         self.graph.create_rel("HAS_PAGE", s, page)
 
-    def promote(self, segment_id: str, now: datetime, *, derived: Sequence[tuple[str, str]] = (),
-                facts: Sequence[FactWrite] = ()) -> None:
-        """cypher/persona/reinforce.cypher and create.cypher, then cypher/segment/promoted.cypher."""
+    def write_segment(
+        self, segment_id: str, now: datetime, *, joined: tuple[str, SegmentWrite] | None = None,
+        derived: Sequence[tuple[str, str]] = (), facts: Sequence[FactWrite] = (),
+    ) -> None:
+        """cypher/segment/join.cypher; cypher/persona/reinforce.cypher and create.cypher, then
+        cypher/segment/promoted.cypher."""
+        if joined is not None:
+            self._join_segment(joined[0], joined[1], now)
         if facts:
             self._write_facts(segment_id, facts, now)
         if derived:
