@@ -37,6 +37,7 @@ from ..errors import InvalidInput, StoreError, StoreUnavailable
 from ..ingest import transfer
 from . import cypher
 from .base import SCHEMA_VERSION, SchemaState, SchemaWrite, StoreStats, Tx, refuse_stale_writer
+from .folded import Folded
 from .neo4j_attached import Neo4jAttached
 from .neo4j_entities import Neo4jEntities
 from .neo4j_notes import KnnState, Neo4jNotes, min_candidates
@@ -72,7 +73,7 @@ _CONSOLIDATED = {
 }
 
 
-class Neo4jTx(Neo4jNotes, Neo4jTiers, Neo4jAttached, Neo4jEntities):
+class Neo4jTx(Folded, Neo4jNotes, Neo4jTiers, Neo4jAttached, Neo4jEntities):
     """The primitives of one managed transaction of one tenant."""
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
@@ -140,12 +140,6 @@ class Neo4jNotes(Neo4jText):
             rows = self.run("note/list", limit=limit, offset=offset, **(filters or EVERY_NOTE).params())
         return [note_from_record(r["note"], r.get("links") or (), r.get("embedding")) for r in rows]
 
-    def revise(self, revisions: Sequence[NoteRevision], evolution: EvolutionRecord | None) -> list[tuple[str, int]]:
-        kept = self._revise(revisions, evolution.id if evolution else None)
-        if evolution is not None:
-            self._record_evolution(replace(evolution, revised=tuple(kept)))
-        return kept
-
     def _revise(self, revisions: Sequence[NoteRevision], evolution_id: str | None) -> list[tuple[str, int]]:
         rows = [
             {"id": r.id, "values": {k: list(v) if isinstance(v, tuple) else v for k, v in r.values.items()},
@@ -187,15 +181,6 @@ class Neo4jNotes(Neo4jText):
         self.count_texts("note_text", before, self.note_texts(list(before)))
 
     # -- links and evolutions ---------------------------------------------------------------------
-
-    def link(
-        self, links: Sequence[Link], evolution_id: str | None, *, invalidate: str | None = None,
-        supersede: Sequence[tuple[str, str, str]] = (),
-    ) -> list[Link]:
-        made = self._link(links, evolution_id, invalidate)
-        if supersede:
-            self._supersede(supersede, evolution_id)
-        return made
 
     def _link(self, links: Sequence[Link], evolution_id: str | None, invalidate: str | None) -> list[Link]:
         if invalidate is not None:
@@ -257,18 +242,6 @@ class Neo4jNotes(Neo4jText):
 
     def schema_marker(self) -> dict[str, Any]:
         return self.run("admin/schema_marker_get")[0].data()
-
-    def search(
-        self, k: int, *, vector: Sequence[float] | None = None, text: str | None = None, passages: bool = False,
-        filters: SearchFilter = NO_FILTER, fields: Mapping[str, float] | None = None, brief: bool = False,
-    ) -> list[tuple[Note, float, tuple[int, int] | None]]:
-        if text is not None:
-            return [(note, score, None) for note, score in self._note_bm25(text, k, filters, fields, brief)]
-        if vector is None:
-            raise ValueError("a search needs a text or a vector")
-        if passages:
-            return [(note, score, (start, end)) for note, score, start, end in self._nearest_passages(vector, k, filters, brief)]
-        return [(note, score, None) for note, score in self._nearest_notes(vector, k, filters, brief)]
 
     def _nearest_notes(
         self, vector: Sequence[float], k: int, filters: SearchFilter, brief: bool

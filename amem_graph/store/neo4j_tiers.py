@@ -119,17 +119,9 @@ class Neo4jTiers:
             },
         )
 
-    def write_segment(
-        self, segment_id: str, now: datetime, *, joined: tuple[str, SegmentWrite] | None = None,
-        derived: Sequence[tuple[str, str]] = (), facts: Sequence[FactWrite] = (),
-    ) -> None:
-        if joined is not None:
-            self._join_segment(joined[0], joined[1], now)
-        if facts:
-            self._write_facts(segment_id, facts, now)
-        if derived:
-            rows = [{"page_id": page_id, "note_id": note_id} for page_id, note_id in derived]
-            self.run("segment/promoted", segment_id=segment_id, now=now, derived=rows)
+    def _mark_promoted(self, segment_id: str, derived: Sequence[tuple[str, str]], now: datetime) -> None:
+        rows = [{"page_id": page_id, "note_id": note_id} for page_id, note_id in derived]
+        self.run("segment/promoted", segment_id=segment_id, now=now, derived=rows)
 
     # -- persona --------------------------------------------------------------------------------
 

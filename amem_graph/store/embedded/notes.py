@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
@@ -131,12 +130,6 @@ class EmbeddedNotes:
             nodes = nodes[offset: offset + limit]
         return [self._store.to_note(n) for n in nodes]
 
-    def revise(self, revisions: Sequence[NoteRevision], evolution: EvolutionRecord | None) -> list[tuple[str, int]]:
-        kept = self._revise(revisions, evolution.id if evolution else None)
-        if evolution is not None:
-            self._record_evolution(replace(evolution, revised=tuple(kept)))
-        return kept
-
     def _revise(self, revisions: Sequence[NoteRevision], evolution_id: str | None) -> list[tuple[str, int]]:
         kept = []
         for revision in revisions:
@@ -219,15 +212,6 @@ class EmbeddedNotes:
                 graph.set(holder, neighbourhood=text.replace("\n" + line, "").replace(line + "\n", "").replace(line, ""))
 
     # -- links and evolutions ---------------------------------------------------------------------
-
-    def link(
-        self, links: Sequence[Link], evolution_id: str | None, *, invalidate: str | None = None,
-        supersede: Sequence[tuple[str, str, str]] = (),
-    ) -> list[Link]:
-        made = self._link(links, evolution_id, invalidate)
-        if supersede:
-            self._supersede(supersede, evolution_id)
-        return made
 
     def _link(self, links: Sequence[Link], evolution_id: str | None, invalidate: str | None) -> list[Link]:
         """cypher/link/create.cypher; with `invalidate`, cypher/link/invalidate.cypher."""
@@ -374,19 +358,6 @@ class EmbeddedNotes:
     def schema_marker(self) -> dict[str, Any]:
         marker = self.graph.unique("AmemSchema", name="amem-graph")
         return dict(marker.props) if marker is not None else {}
-
-    def search(
-        self, k: int, *, vector: Sequence[float] | None = None, text: str | None = None, passages: bool = False,
-        filters: SearchFilter = NO_FILTER, fields: Mapping[str, float] | None = None, brief: bool = False,
-    ) -> list[tuple[Note, float, tuple[int, int] | None]]:
-        """cypher/note/fulltext_search.cypher, vector_search.cypher and passage_search.cypher."""
-        if text is not None:
-            return [(note, score, None) for note, score in self._note_bm25(text, k, filters, fields, brief)]
-        if vector is None:
-            raise ValueError("a search needs a text or a vector")
-        if passages:
-            return [(note, score, (start, end)) for note, score, start, end in self._nearest_passages(vector, k, filters, brief)]
-        return [(note, score, None) for note, score in self._nearest_notes(vector, k, filters, brief)]
 
     def _nearest_notes(
         self, vector: Sequence[float], k: int, filters: SearchFilter, brief: bool

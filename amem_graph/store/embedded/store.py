@@ -21,6 +21,7 @@ from ...core.log import event
 from ...embedding import canonical_model
 from ...models import LINK_TYPES, Note
 from ..base import SCHEMA_VERSION, SchemaState, SchemaWrite, StoreStats, Tx, refuse_stale_writer
+from ..folded import Folded
 from ..lucene import PAGE_FIELDS, TEXT_FIELDS
 from ..records import note_from_record
 from .admin import EmbeddedAdmin
@@ -35,7 +36,7 @@ from .tiers import EmbeddedTiers
 T = TypeVar("T")
 
 
-class EmbeddedTx(EmbeddedNotes, EmbeddedTiers, EmbeddedAttached, EmbeddedEntities):
+class EmbeddedTx(Folded, EmbeddedNotes, EmbeddedTiers, EmbeddedAttached, EmbeddedEntities):
     """The primitives of one transaction of one tenant."""
 
 

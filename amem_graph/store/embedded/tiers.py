@@ -212,19 +212,6 @@ class EmbeddedTiers:
         self.graph.set(page, tier="mtm", joined_at=now)
         self.graph.create_rel("HAS_PAGE", s, page)
 
-    def write_segment(
-        self, segment_id: str, now: datetime, *, joined: tuple[str, SegmentWrite] | None = None,
-        derived: Sequence[tuple[str, str]] = (), facts: Sequence[FactWrite] = (),
-    ) -> None:
-        """cypher/segment/join.cypher; cypher/persona/reinforce.cypher and create.cypher, then
-        cypher/segment/promoted.cypher."""
-        if joined is not None:
-            self._join_segment(joined[0], joined[1], now)
-        if facts:
-            self._write_facts(segment_id, facts, now)
-        if derived:
-            self._mark_promoted(segment_id, derived, now)
-
     def _mark_promoted(self, segment_id: str, derived: Sequence[tuple[str, str]], now: datetime) -> None:
         s = self._by_id("Segment", segment_id)
         if s is None:
