@@ -1,6 +1,6 @@
 """The layers of docs/development.md, drawn from the code: the package's parts in the layers of the contract
 in pyproject.toml ([tool.importlinter]), an arrow where one part imports another (an arrow another path already
-implies is left out), and a table of the parts with their first docstring line and their lines of code.
+implies is left out), and a table of the parts with the first sentence of their docstrings.
 
     python scripts/layers.py           rewrite the block between the markers in docs/development.md
     python scripts/layers.py --check   exit 1 if the block is stale (tests/test_layout.py runs this)
@@ -65,12 +65,6 @@ def summary(part: str) -> str:
     return first.split(". ")[0].rstrip(".") + "." if first else ""
 
 
-def lines(part: str) -> int:
-    path = _source(part)
-    files = path.parent.rglob("*.py") if path.name == "__init__.py" else [path]
-    return sum(len(f.read_text().splitlines()) for f in files)
-
-
 def block() -> str:
     stack = layers()
     parts = [p for layer in stack for p in layer]
@@ -83,11 +77,11 @@ def block() -> str:
         out.append("  end")
     for part in parts:
         out += [f"  {short[part]} --> {short[t]}" for t in sorted(arrows[part], key=parts.index)]
-    out += ["```", "", "| layer | part | what lives there | lines |", "|---|---|---|---|"]
+    out += ["```", "", "| layer | part | what lives there |", "|---|---|---|"]
     for i, layer in enumerate(stack, start=1):
         for part in layer:
             kind = "folder" if _source(part).name == "__init__.py" else "module"
-            out.append(f"| {i} | `{short[part]}` ({kind}) | {summary(part)} | {lines(part):,} |")
+            out.append(f"| {i} | `{short[part]}` ({kind}) | {summary(part)} |")
     out += ["", END]
     return "\n".join(out)
 
