@@ -133,7 +133,7 @@ def test_a_policy_is_kept_per_tenant_and_bad_ones_are_refused(memory: AgenticMem
             other.admin.delete_tenant()
     for bad in (RetentionPolicy(max_notes=0), RetentionPolicy(max_notes=2.5), RetentionPolicy(unused_days=0),  # type: ignore[arg-type]
                 RetentionPolicy(min_heat=-1.0), RetentionPolicy(min_heat=float("nan")), RetentionPolicy(max_notes=True),
-                RetentionPolicy(unused_days=1e9)):
+                RetentionPolicy(unused_days=1e9), RetentionPolicy(max_notes=2**63)):  # past what a store carries
         with pytest.raises(InvalidInput):
             memory.retention.set_policy(bad)
         with pytest.raises(InvalidInput):

@@ -23,6 +23,7 @@ from ..tiers.heat import heat_of
 
 BATCH = 500  # notes archived per transaction
 MAX_DAYS = 36_500  # the longest `unused_days`: a hundred years
+MAX_NOTES = 2**53 - 1  # the largest `max_notes`: a whole number every store and JSON client carries exactly
 
 
 class Retention:
@@ -116,12 +117,12 @@ def policy_of(max_notes: int | None = None, unused_days: float | None = None,
 
 
 def checked(policy: RetentionPolicy) -> RetentionPolicy:
-    """The policy, each rule checked: at least one note kept, a positive number of days (a hundred years at most),
-    a heat of 0 or more."""
+    """The policy, each rule checked: at least one note kept (at most MAX_NOTES), a positive number of days (a
+    hundred years at most), a heat of 0 or more."""
     if not isinstance(policy, RetentionPolicy):
         raise InvalidInput(f"a retention policy is a RetentionPolicy, got {type(policy).__name__}")
-    if policy.max_notes is not None and not (_number(policy.max_notes, whole=True) and policy.max_notes >= 1):
-        raise InvalidInput(f"max_notes must be a whole number from 1, got {policy.max_notes!r}")
+    if policy.max_notes is not None and not (_number(policy.max_notes, whole=True) and 1 <= policy.max_notes <= MAX_NOTES):
+        raise InvalidInput(f"max_notes must be a whole number from 1 to {MAX_NOTES}, got {policy.max_notes!r}")
     if policy.unused_days is not None and not (_number(policy.unused_days) and 0 < policy.unused_days <= MAX_DAYS):
         raise InvalidInput(f"unused_days must be a number above 0 and at most {MAX_DAYS}, got {policy.unused_days!r}")
     if policy.min_heat is not None and not (_number(policy.min_heat) and policy.min_heat >= 0):
