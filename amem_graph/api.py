@@ -400,8 +400,7 @@ class AgenticMemory:
     ) -> list[Note]:
         """Notes newest first: the current ones, with `include_superseded` those a later note contradicted, and
         with `include_archived` those a retention policy archived."""
-        if not 1 <= limit <= MAX_K or offset < 0:
-            raise InvalidInput(f"limit must be 1-{MAX_K} and offset at least 0")
+        limit, offset = validation.window(limit, offset, most=MAX_K)
         shown = SearchFilter(include_superseded=bool(include_superseded), include_archived=bool(include_archived))
         return self._store.read(self._tenant(tenant), lambda tx: tx.notes(limit=limit, offset=offset, filters=shown))
 

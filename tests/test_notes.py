@@ -228,6 +228,17 @@ def test_list_is_newest_first_and_paged(memory: AgenticMemory) -> None:
         memory.list(limit=0)
 
 
+def test_a_page_past_what_a_store_carries_is_a_typed_error(memory: AgenticMemory) -> None:
+    """An offset or a limit past 2**63 - 1 once crashed Neo4j's driver: every listing refuses it first."""
+    memory.add("note")
+    for call in (lambda: memory.list(offset=2**63), lambda: memory.entities.list(limit=2**63),
+                 lambda: memory.entities.list(offset=2**64), lambda: memory.tiers.pages(offset=2**63),
+                 lambda: memory.list(limit=True)):
+        with pytest.raises(InvalidInput):
+            call()
+    assert len(memory.list()) == 1
+
+
 def test_routing_uri_works_unchanged(settings, tenant: str) -> None:
     """neo4j:// (routing, as for clusters and Aura) reaches the same server through the routing table."""
     from dataclasses import replace

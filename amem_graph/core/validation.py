@@ -25,6 +25,7 @@ CONTROL_CHARS = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
 MAX_LABEL_CHARS = 200
 MAX_QUERY_CHARS = 4_000
 MAX_LABELS = 100
+MAX_COUNT = 2**53 - 1  # the largest count or offset taken: a whole number every store and JSON client carries exactly
 
 
 def text(value: Any, what: str, max_chars: int, *, allow_empty: bool = False) -> str:
@@ -76,6 +77,17 @@ def labels(values: Iterable[Any] | None, what: str) -> tuple[str, ...]:
         if len(out) > MAX_LABELS:
             raise InvalidInput(f"{what} has more than {MAX_LABELS} entries")
     return tuple(out)
+
+
+def window(limit: Any, offset: Any, *, least: int = 1, most: int = MAX_COUNT) -> tuple[int, int]:
+    """A page of a listing: `limit` a whole number from `least` to `most`, `offset` one from 0 to MAX_COUNT."""
+    def whole(value: Any, low: int, high: int) -> bool:
+        return isinstance(value, int) and not isinstance(value, bool) and low <= value <= high
+
+    if not whole(limit, least, most) or not whole(offset, 0, MAX_COUNT):
+        raise InvalidInput(f"limit must be a whole number from {least} to {most} and offset one from 0 to {MAX_COUNT}, "
+                           f"got {limit!r} and {offset!r}")
+    return limit, offset
 
 
 def unit_interval(value: Any, what: str) -> float:

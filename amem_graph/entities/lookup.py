@@ -74,8 +74,7 @@ class Entities:
     ) -> list[Entity]:
         """The tenant's entities, the most mentioned first (one merged into another is in that one's `merged`).
         With `as_of`, those the memory held then, as `get` gives them, ranked by their mentions of then."""
-        if limit < 0 or offset < 0:
-            raise InvalidInput(f"limit and offset must be at least 0, got {limit} and {offset}")
+        limit, offset = validation.window(limit, offset, least=0)
         at = validation.event_time(as_of, "as_of")
         if at is None:
             return self._store.read(self._of(tenant), lambda tx: tx.entities(limit=limit, offset=offset))

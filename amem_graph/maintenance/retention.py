@@ -23,7 +23,7 @@ from ..tiers.heat import heat_of
 
 BATCH = 500  # notes archived per transaction
 MAX_DAYS = 36_500  # the longest `unused_days`: a hundred years
-MAX_NOTES = 2**53 - 1  # the largest `max_notes`: a whole number every store and JSON client carries exactly
+MAX_NOTES = validation.MAX_COUNT  # the largest `max_notes`
 
 
 class Retention:

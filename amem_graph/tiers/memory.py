@@ -132,8 +132,7 @@ class MemoryTiers:
 
     def pages(self, *, tenant: str | None = None, limit: int = 1_000, offset: int = 0) -> list[Page]:
         """The tenant's pages in dialogue order (by session, then seq), whichever tier they are in."""
-        if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1 or offset < 0:
-            raise InvalidInput(f"limit must be a positive integer and offset at least 0, got {limit!r}, {offset!r}")
+        limit, offset = validation.window(limit, offset)
         return self.store.read(self._tenant(tenant), lambda tx: tx.pages(limit=limit, offset=offset))
 
     def _settle(self, tenant: str, session_id: str, capacity: int) -> list[str]:

@@ -142,8 +142,7 @@ class AmemStore(langgraph_store.BaseStore):
     # -- search -----------------------------------------------------------------------------------
 
     def _search(self, op: langgraph_store.SearchOp) -> list[langgraph_store.SearchItem]:
-        if op.limit < 1 or op.offset < 0:
-            raise InvalidInput("limit must be at least 1 and offset at least 0")
+        validation.window(op.limit, op.offset)
         check_filter(op.filter)
         wanted = op.offset + op.limit
         vector = None
