@@ -52,6 +52,7 @@ MAINTENANCE = ("retain", "restore", "consolidate")  # the plan's maintenance ste
 RETAIN_BATCH = 1  # notes a retention run archives per transaction in the plan: a kill lands between two often
 RESTORED = 20  # notes a restore step brings back at most
 CONSOLIDATE_EVERY = 40  # steps: each consolidation embeds the whole database again
+FINAL_MIN_S, FINAL_S_PER_STEP = 600.0, 2.0  # the final run's time limit: past it, it counts as hung
 
 
 def kinds(store: str) -> list[str]:
@@ -84,9 +85,11 @@ def _texts(step: int) -> list[str]:
 
 # -- the child ------------------------------------------------------------------------------------
 
-def child(tenant: str, first: int, last: int, to: str | None = None, plan_model: str | None = None) -> None:
+def child(tenant: str, first: int, last: int, to: str | None = None, plan_model: str | None = None,
+          ran_through: int = -1) -> None:
     """Run steps first..last of the plan, printing one JSON line per step that returned. The settings name the
-    model the database was on when the parent last heard; `plan_model` is the plan's first model."""
+    model the database was on when the parent last heard; `plan_model` is the plan's first model. A consolidation
+    up to step `ran_through` is a repeat, skipped: the kills' rounds ran it (or the open finished it)."""
     print(json.dumps({"ready": True}), flush=True)
     settings, memory = _opened(Settings.from_env(), tenant)
     first_model = plan_model or settings.embedding_model
@@ -109,6 +112,8 @@ def child(tenant: str, first: int, last: int, to: str | None = None, plan_model:
             elif kind == "restore":
                 held = memory.list(limit=1_000, include_archived=True)
                 done = {"restored": memory.retention.restore([n.id for n in held if n.archived_at][:RESTORED])}
+            elif kind == "consolidate" and to and step <= ran_through:
+                done = {}
             elif kind == "consolidate" and to:
                 target = replace(settings, embedding_model=consolidation_target(step, first_model, to))
                 memory.close()  # the embedded store serves one process; on Neo4j, this memory could write no more
@@ -151,9 +156,10 @@ class _Child:
     """A child writer whose acknowledged steps are read as it prints them."""
 
     def __init__(self, env: dict[str, str], tenant: str, first: int, last: int, to: str | None = None,
-                 plan_model: str = "") -> None:
+                 plan_model: str = "", ran_through: int = -1) -> None:
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "amem_graph.bench.chaos", tenant, str(first), str(last), to or "", plan_model],
+            [sys.executable, "-m", "amem_graph.bench.chaos", tenant, str(first), str(last), to or "", plan_model,
+             str(ran_through)],
             env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
         )
         self.steps: list[dict[str, Any]] = []
@@ -171,7 +177,12 @@ class _Child:
         self.ready.set()
 
     def finish(self, timeout: float = 600.0) -> list[dict[str, Any]]:
-        self.proc.wait(timeout)
+        """The steps it acknowledged, once it ended; killed past `timeout` (the steps so far are returned)."""
+        try:
+            self.proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
         self._reader.join(timeout)
         return self.steps
 
@@ -248,9 +259,10 @@ def run(settings: Settings, store: str, *, kills: int, steps_per_child: int = 60
             next_step = last + 1
         # The plan again from its start, to the end (a whole cycle at least, so that every kind of step ran):
         # repeats are skipped, the rest completes.
+        ran_through = next_step - 1
         next_step = max(next_step, len(kinds(store)), CONSOLIDATE_EVERY if consolidate_to else 0)
-        worker = _Child(env, tenant, 0, next_step - 1, consolidate_to, plan_model)
-        done = worker.finish()
+        worker = _Child(env, tenant, 0, next_step - 1, consolidate_to, plan_model, ran_through)
+        done = worker.finish(max(FINAL_MIN_S, FINAL_S_PER_STEP * next_step))
         tally(done)
         final = _verify(env, tenant, store, acked_notes, acked_pages, max(next_step - 1, 0), consolidate_to,
                         complete=True)
@@ -342,4 +354,5 @@ def _verify(env: dict[str, str], tenant: str, store: str, acked_notes: dict[str,
 
 
 if __name__ == "__main__":
-    child(sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), *[a or None for a in sys.argv[4:6]])
+    child(sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), *[a or None for a in sys.argv[4:6]],
+          int(sys.argv[6]) if len(sys.argv) > 6 else -1)
