@@ -16,7 +16,7 @@ from dataclasses import replace
 from datetime import datetime
 
 from ..models import Entity, EntityMerge
-from ..store.base import Mention
+from ..store.base import MentionRow
 
 
 def merge_held(record: EntityMerge, at: datetime) -> bool:
@@ -29,7 +29,7 @@ def merges_as_of(records: Iterable[EntityMerge], at: datetime) -> list[EntityMer
     return [r for r in records if merge_held(r, at)]
 
 
-def mentions_as_of(times: Iterable[Mention], at: datetime) -> Counter[str]:
+def mentions_as_of(times: Iterable[MentionRow], at: datetime) -> Counter[str]:
     """Per entity key, the notes whose mention of it was recorded by `at` (an entity not counted was not held)."""
     return Counter(key for key, _ in {(t.key, t.note_id) for t in times if t.at <= at})
 

@@ -147,7 +147,7 @@ class NoteTx(Protocol):
         them as written. Then each of `supersede` (older id, newer id, reason: what a contradiction decided): the
         older note is invalidated and points at the newer one (SUPERSEDED_BY; its valid time ends where the
         newer's begins). With `invalidate` (a reason), each valid link given (by source, target and type) is
-        invalid from now instead, never deleted; then nothing is returned."""
+        invalid from now instead of written, never deleted, and none is returned (`supersede` still applies)."""
 
     def archive(self, note_ids: Sequence[str], archive: bool = True) -> list[str]:
         """Archive these notes (or with `archive` False, restore them), stamped now: only their `archived_at` and
@@ -172,11 +172,12 @@ class NoteTx(Protocol):
         self, k: int, *, vector: Sequence[float] | None = None, text: str | None = None, passages: bool = False,
         filters: SearchFilter = ..., fields: Mapping[str, float] | None = None, brief: bool = False,
     ) -> list[tuple[Note, float, tuple[int, int] | None]]:
-        """The k best notes that pass the filter by one channel, best first, with their scores: by `text`, BM25 over
-        the note text fields (or only `fields`, with those boosts), the query's words only; by `vector`, cosine
-        (scaled to 0..1) to each note's own vector, or with `passages`, the long notes with the nearest passages,
-        each once, with that passage's span in its content (the span is None otherwise). `brief` notes carry only
-        id, content, speaker, session and event time: enough to rank, cheap to send."""
+        """The k best notes that pass the filter by one channel, best first, with their scores: by `text` (which wins
+        over `vector` when both are given), BM25 over the note text fields (or only `fields`, with those boosts),
+        the query's words only; by `vector`, cosine (scaled to 0..1) to each note's own vector, or with `passages`,
+        the long notes with the nearest passages, each once, with that passage's span in its content (the span is
+        None otherwise). `brief` notes carry only id, content, speaker, session and event time: enough to rank,
+        cheap to send."""
 
     def expand(
         self, candidates: Mapping[str, float], seeds: Sequence[str], *, hops: int, decay: float,
@@ -195,7 +196,8 @@ class NoteTx(Protocol):
 
     def update(self, label: Counted, changes: Sequence[tuple[str, Mapping[str, Any]]] = (), *,
                used: Sequence[str] = (), now: datetime | None = None) -> None:
-        """Set properties of segments or facts ((id, values) each; None removes one). With `used`, one more use
+        """Set properties of segments or facts ((id, values) each; None removes one; a note changes only through
+        `revise`, so `changes` of notes are refused). With `used`, one more use
         of each node per time its id is listed there, stamped `now`: a note's retrieval, a segment's visit, a
         fact's use. Changes no version."""
 
@@ -383,11 +385,12 @@ class TierTx(Protocol):
         self, segment_id: str, now: datetime, *, joined: tuple[str, SegmentWrite] | None = None,
         derived: Sequence[tuple[str, str]] = (), facts: Sequence[FactWrite] = (),
     ) -> None:
-        """What the tiers write of a segment. A page `joined` it ((page id, the segment as it is now), new or
-        existing): its summary, keywords and centroid, one more page. Or a promotion of it wrote notes and facts:
-        DERIVED_FROM from each (page id, note id)'s note to its page and the segment, the pages marked promoted;
-        the persona `facts` reinforced (one more mention, the confidence given), then the new ones created,
-        invalidating those they supersede (which still apply, the tiers decide: `persona.still_applying`)."""
+        """What the tiers write of a segment, in this order. A page `joined` it ((page id, the segment as it is now,
+        whose id is the one used), new or existing): its summary, keywords and centroid, one more page. The
+        persona `facts` of a promotion: reinforced (one more mention, the confidence given), then the new ones
+        created, invalidating those they supersede (which still apply, the tiers decide:
+        `persona.still_applying`). The notes a promotion `derived`: DERIVED_FROM from each (page id, note id)'s
+        note to its page and the segment, the pages marked promoted."""
 
     def facts(
         self, assistant: str | None, *, kinds: Sequence[str] | None = None, vector: Sequence[float] | None = None,
@@ -416,7 +419,7 @@ MAX_ALIASES = 20  # names an entity keeps beside its own
 
 
 @dataclass(frozen=True)
-class Mention:
+class MentionRow:
     """A note mentions an entity (by the entity's own key) with a confidence, recorded at `at` (a mention written
     before mentions kept their time: when its note was); `entity` as the store holds it, when asked for."""
 
@@ -457,7 +460,7 @@ class EntityTx(Protocol):
 
     def mentions(
         self, *, keys: Sequence[str] | None = None, note_ids: Sequence[str] | None = None
-    ) -> list[Mention]:
+    ) -> list[MentionRow]:
         """The mentions of the entities `keys` (by their own keys); or of the notes `note_ids`, each with its
         entity, by note id, then the entity's mentions and key; or with neither, every mention of the tenant."""
 

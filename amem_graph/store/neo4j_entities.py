@@ -7,7 +7,7 @@ from collections.abc import Callable, Sequence
 from neo4j import Record
 
 from ..models import NO_FILTER, Entity, EntityMerge, MergeBy, Note, SearchFilter
-from .base import EVERY, MAX_ALIASES, Mention, MentionWrite
+from .base import EVERY, MAX_ALIASES, MentionRow, MentionWrite
 from .records import brief_note, entity_from_record, time_of
 
 
@@ -53,7 +53,7 @@ class Neo4jEntities:
 
     def mentions(
         self, *, keys: Sequence[str] | None = None, note_ids: Sequence[str] | None = None
-    ) -> list[Mention]:
+    ) -> list[MentionRow]:
         if keys is not None:
             rows = self._each("entity/mention_times_of_entities", "keys", list(keys))
         elif note_ids is not None:
@@ -61,7 +61,7 @@ class Neo4jEntities:
         else:
             rows = self.run("entity/mention_times")
         # Every mention has a time (its own, else its note's): none is left out.
-        return [Mention(r["note_id"], r["key"], at, float(r["confidence"] if r["confidence"] is not None else 1.0),
+        return [MentionRow(r["note_id"], r["key"], at, float(r["confidence"] if r["confidence"] is not None else 1.0),
                         entity_from_record(r["entity"]) if "entity" in r.keys() else None)
                 for r in rows if (at := time_of(r["at"])) is not None]
 

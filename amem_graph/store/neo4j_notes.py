@@ -335,6 +335,8 @@ class Neo4jNotes(Neo4jText):
     def update(self, label: Counted, changes: Sequence[tuple[str, Mapping[str, Any]]] = (), *,
                used: Sequence[str] = (), now: datetime | None = None) -> None:
         if changes:
+            if label not in _UPDATED:
+                raise ValueError(f"update sets properties of segments or facts, not of a {label}")
             self._each(_UPDATED[label], "rows", [{"id": i, "values": dict(values)} for i, values in changes])
         if used:
             self._each(_COUNTED[label], "ids", used, now=now)

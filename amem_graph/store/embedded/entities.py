@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 
 from ...models import NO_FILTER, Entity, EntityMerge, MergeBy, Note, SearchFilter
-from ..base import EVERY, MAX_ALIASES, Mention, MentionWrite
+from ..base import EVERY, MAX_ALIASES, MentionRow, MentionWrite
 from ..records import entity_from_record
 from .graph import Node, PropertyGraph, Rel
 from .view import StoreView
@@ -144,7 +144,7 @@ class EmbeddedEntities:
 
     def mentions(
         self, *, keys: Sequence[str] | None = None, note_ids: Sequence[str] | None = None
-    ) -> list[Mention]:
+    ) -> list[MentionRow]:
         """cypher/entity/mention_times_of_entities.cypher, of_notes.cypher and mention_times.cypher."""
         graph = self.graph
         if note_ids is not None and keys is None:
@@ -156,7 +156,7 @@ class EmbeddedEntities:
             rels = [r for e in graph.labelled("Entity", self.tenant) for r in graph.relationships(e, ["MENTIONS"], "in")]
         return [self._mention(r) for r in rels]
 
-    def _of_notes(self, note_ids: Sequence[str]) -> list[Mention]:
+    def _of_notes(self, note_ids: Sequence[str]) -> list[MentionRow]:
         out = []
         for note_id in sorted(note_ids):
             note = self._store.note_node(self.tenant, note_id)
@@ -167,9 +167,9 @@ class EmbeddedEntities:
             out += [self._mention(r, self._record(e)) for e, r in found]
         return out
 
-    def _mention(self, rel: Rel, entity: Entity | None = None) -> Mention:
+    def _mention(self, rel: Rel, entity: Entity | None = None) -> MentionRow:
         note = self.graph.nodes[rel.start]
-        return Mention(note.props["id"], self.graph.nodes[rel.end].props["key"],
+        return MentionRow(note.props["id"], self.graph.nodes[rel.end].props["key"],
                        rel.props.get("at") or note.props["created_at"], float(rel.props.get("confidence", 1.0)), entity)
 
 

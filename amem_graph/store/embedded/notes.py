@@ -477,6 +477,8 @@ class EmbeddedNotes:
                used: Sequence[str] = (), now: datetime | None = None) -> None:
         """cypher/segment/update.cypher, persona/update.cypher; with `used`, search/record_access.cypher,
         segment/visit.cypher, persona/used.cypher."""
+        if changes and label == "Note":
+            raise ValueError(f"update sets properties of segments or facts, not of a {label}")
         for item_id, values in changes:
             node = self.graph.unique(label, id=item_id)
             if node is not None and node.props.get("tenant") == self.tenant:
