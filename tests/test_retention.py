@@ -133,7 +133,8 @@ def test_a_policy_is_kept_per_tenant_and_bad_ones_are_refused(memory: AgenticMem
             other.admin.delete_tenant()
     for bad in (RetentionPolicy(max_notes=0), RetentionPolicy(max_notes=2.5), RetentionPolicy(unused_days=0),  # type: ignore[arg-type]
                 RetentionPolicy(min_heat=-1.0), RetentionPolicy(min_heat=float("nan")), RetentionPolicy(max_notes=True),
-                RetentionPolicy(unused_days=1e9), RetentionPolicy(max_notes=2**63)):  # past what a store carries
+                RetentionPolicy(unused_days=1e9), RetentionPolicy(max_notes=2**63),  # past what a store carries
+                RetentionPolicy(min_heat=10**400)):
         with pytest.raises(InvalidInput):
             memory.retention.set_policy(bad)
         with pytest.raises(InvalidInput):
@@ -222,3 +223,10 @@ def test_a_killed_run_loses_nothing(settings: Settings, store_kind: str, cli_env
             assert memory.admin.check().sound
         finally:
             memory.admin.delete_tenant()
+
+
+def test_a_huge_whole_heat_is_kept_as_a_number(memory: AgenticMemory) -> None:
+    """A whole min_heat past 2**63 - 1 once crashed Neo4j's driver: days and heat are stored as floats."""
+    kept = memory.retention.set_policy(RetentionPolicy(min_heat=10**27, unused_days=30))
+    assert kept == RetentionPolicy(min_heat=1e27, unused_days=30.0) == memory.retention.policy()
+    memory.retention.set_policy(RetentionPolicy())

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
 from datetime import datetime, timedelta
 
 from ..core import validation
@@ -127,13 +128,20 @@ def checked(policy: RetentionPolicy) -> RetentionPolicy:
         raise InvalidInput(f"unused_days must be a number above 0 and at most {MAX_DAYS}, got {policy.unused_days!r}")
     if policy.min_heat is not None and not (_number(policy.min_heat) and policy.min_heat >= 0):
         raise InvalidInput(f"min_heat must be a number from 0, got {policy.min_heat!r}")
-    return policy
+    # Days and heat are stored as floats: an int past 2**63 - 1 would not go through Neo4j's driver.
+    return replace(policy, **{name: float(value) for name in ("unused_days", "min_heat")
+                              if (value := getattr(policy, name)) is not None})
 
 
 def _number(value: object, *, whole: bool = False) -> bool:
     if isinstance(value, bool) or not isinstance(value, int | float):
         return False
-    return isinstance(value, int) if whole else math.isfinite(value)
+    if whole:
+        return isinstance(value, int)
+    try:
+        return math.isfinite(float(value))
+    except OverflowError:  # an int past what a float holds
+        return False
 
 
 def select(usage: Sequence[NoteUsage], policy: RetentionPolicy, params: Mapping[str, float],
