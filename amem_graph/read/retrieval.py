@@ -86,7 +86,7 @@ def fuse(
     return fused[:k]
 
 
-def _scored(matches: Sequence[tuple[Note, float, tuple[int, int] | None]]) -> list[tuple[Note, float]]:
+def scored(matches: Sequence[tuple[Note, float, tuple[int, int] | None]]) -> list[tuple[Note, float]]:
     """A store search's matches as (note, score)."""
     return [(note, score) for note, score, _ in matches]
 
@@ -98,7 +98,7 @@ def dense_search(
     """The k nearest notes, each by its best vector: its own (the first window of its text, with what was derived
     from it) or, for a long note, its best passage (unless not `passages`) at its cosine less `margin`; and the
     span of each note whose passage won."""
-    notes = _scored(tx.search(k, vector=vector, filters=filters, brief=brief))
+    notes = scored(tx.search(k, vector=vector, filters=filters, brief=brief))
     found = tx.search(k, vector=vector, passages=True, filters=filters, brief=brief) if passages else []
     if not found:
         return notes, {}
@@ -142,7 +142,7 @@ def seeds(
         dense = (dense_search(tx, query_vector, pool, filters=filters, passages=tuning.passages,
                               margin=tuning.passage_margin * cosine_unit)
                  if dense_wanted and comparable(tx, store) else ([], {}))
-        found = _scored(tx.search(pool, text=query, filters=filters, fields=tuning.fields)) if lexical_wanted else []
+        found = scored(tx.search(pool, text=query, filters=filters, fields=tuning.fields)) if lexical_wanted else []
         return dense, found
 
     (dense, spans), found = store.read(tenant, both) if dense_wanted or lexical_wanted else (([], {}), [])
@@ -331,7 +331,7 @@ class Retriever:
         lexical: Future[list[tuple[Note, float]]] | None = None
         if mode in ("hybrid", "fulltext"):
             words = self._lexical(query, called)
-            lexical = self._threads.submit(self.store.read, tenant, lambda tx: _scored(tx.search(
+            lexical = self._threads.submit(self.store.read, tenant, lambda tx: scored(tx.search(
                 pool, text=words, filters=filters, fields=tuning.fields, brief=True,
             )))
         anchored: Future[list[tuple[Entity, Note, float]]] | None = None

@@ -17,6 +17,7 @@ from datetime import datetime
 from ..core import timeline, validation
 from ..errors import InvalidInput
 from ..models import Attached, Attachment, AttachmentKind, Note, SearchFilter
+from ..read.retrieval import scored
 from ..store.base import EVERY, History, MemoryStore, Near, Tx
 
 
@@ -100,7 +101,7 @@ class Attachments:
         at = filters.as_of
 
         def work(tx: Tx) -> list[tuple[Note, float]]:
-            hits = [(note, score) for note, score, _ in tx.search(k, vector=query, filters=filters)]
+            hits = scored(tx.search(k, vector=query, filters=filters))
             if at is None or not hits:
                 return hits
             versions = tx.history([note.id for note, _ in hits]).versions

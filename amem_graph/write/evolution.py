@@ -23,7 +23,7 @@ from ..errors import EvolutionConflict, NoteNotFound
 from ..llm.analyser import Analyser
 from ..llm.prompts import PROMPT_VERSION
 from ..models import LINK_TYPES, Link, Mention, Note, NoteAnalysis, NoteInput, Passage, SearchHit
-from ..read.retrieval import Tuning, seed_pool, seeds
+from ..read.retrieval import Tuning, scored, seed_pool, seeds
 from ..settings import Settings
 from ..store.base import EvolutionRecord, NoteRevision, NoteStore, NoteTx, Tx
 from ..store.records import note_row
@@ -286,8 +286,7 @@ class Evolver:
         if known:
             return known, None, []
         k = self.settings.candidates
-        lexical = ([(n, score) for n, score, _ in tx.search(seed_pool(k), text=query, fields=CANDIDATE_SEARCH.fields)]
-                   if k else None)
+        lexical = scored(tx.search(seed_pool(k), text=query, fields=CANDIDATE_SEARCH.fields)) if k else None
         tail = tx.notes(session=note.session, limit=2 * NEIGHBOURHOOD_TURNS) if note.session else []
         return known, lexical, tail
 
