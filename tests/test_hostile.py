@@ -140,6 +140,10 @@ def test_the_langgraph_store_takes_anything(memory: AgenticMemory, bystander: An
         event("stored" if put else "refused")
         typed(lambda: store.get(namespace, key), InvalidNamespaceError)
         typed(lambda: store.search(namespace, query=key or None, filter=condition, limit=3), InvalidNamespaceError)
+    for namespace in ((memory.tenant,), (memory.tenant, label)):
+        # Each case leaves nothing behind: a search of (tenant,) reads every namespace below it, one by one.
+        typed(lambda: store.delete(namespace, key), InvalidNamespaceError)
+        assert typed(lambda: store.get(namespace, key), InvalidNamespaceError) is None
     assert bystander()
 
 

@@ -183,11 +183,13 @@ def test_langgraph_store_namespaces_are_tenants(memory: AgenticMemory) -> None:
     root = f"lg{uuid.uuid4().hex[:8]}"
     store = AmemStore(memory)
     alice, bob = (root, "users", "alice"), (root, "users", "bob")
+    beside = (root, "users2", "carol")  # its tenant's name starts with the users' one, but it is not below it
     try:
         store.put(alice, "food", {"text": "Alice is vegetarian and loves spicy ramen.", "kind": "preference"})
         store.put(alice, "pet", {"text": "Alice has a parrot called Kiwi.", "kind": "fact", "age": 3})
         store.put(alice, "job", {"text": "Alice works night shifts as a nurse.", "kind": "fact", "age": 7})
         store.put(bob, "food", {"text": "Bob is allergic to peanuts.", "kind": "preference"})
+        store.put(beside, "food", {"text": "Carol is allergic to shellfish.", "kind": "preference"})
         assert memory.stats(tenant=f"{root}.users.alice").labels["Note"] == 3  # a namespace is a tenant
         item = store.get(alice, "pet")
         assert item is not None and item.value["text"] == "Alice has a parrot called Kiwi." and item.key == "pet"
@@ -200,8 +202,8 @@ def test_langgraph_store_namespaces_are_tenants(memory: AgenticMemory) -> None:
         assert {i.namespace for i in store.search((root, "users"), limit=10)} == {alice, bob}
         assert [i.key for i in store.search(alice, filter={"kind": "fact", "age": {"$gt": 5}})] == ["job"]
         assert [i.key for i in store.search(alice, limit=2, offset=1)] == ["pet", "food"]  # last put first
-        assert store.list_namespaces(prefix=(root,)) == [alice, bob]
-        assert store.list_namespaces(prefix=(root,), max_depth=2) == [(root, "users")]
+        assert store.list_namespaces(prefix=(root,)) == [alice, bob, beside]
+        assert store.list_namespaces(prefix=(root,), max_depth=2) == [(root, "users"), (root, "users2")]
         assert store.list_namespaces(prefix=(root,), suffix=("bob",)) == [bob]
         put_before = store.get(alice, "pet").updated_at
         store.put(alice, "pet", {"text": "Alice has two parrots now, Kiwi and Mango.", "kind": "fact", "age": 3})

@@ -506,10 +506,10 @@ class AdminStore(Protocol):
     def export_records(self, tenant: str, page: int = 2_000) -> Iterator[dict[str, Any]]:
         """Every node, then every relationship, of one tenant, as JSON-ready records (see ingest/transfer.py)."""
 
-    def tenants(self, *, keyed: bool = False, as_of: datetime | None = None, of_notes: Sequence[str] | None = None
-                ) -> list[str]:
-        """Every tenant that holds a node, in order; with `keyed`, every tenant with a store item (with `as_of`,
-        that held one then); with `of_notes`, the tenant that holds each of these note ids, in their order ('' for
+    def tenants(self, *, keyed: bool = False, prefix: str = "", as_of: datetime | None = None,
+                of_notes: Sequence[str] | None = None) -> list[str]:
+        """Every tenant that holds a node, in order; with `keyed`, every tenant whose name starts with `prefix`
+        and holds a store item (with `as_of`, that held one then); with `of_notes`, the tenant that holds each of these note ids, in their order ('' for
         an id no tenant holds; ids are unique across the database)."""
 
     def import_records(

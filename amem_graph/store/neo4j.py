@@ -274,12 +274,14 @@ class Neo4jStore:
                     yield record
                 offset += len(rows)
 
-    def tenants(self, *, keyed: bool = False, as_of: datetime | None = None, of_notes: Sequence[str] | None = None
-                ) -> list[str]:
+    def tenants(self, *, keyed: bool = False, prefix: str = "", as_of: datetime | None = None,
+                of_notes: Sequence[str] | None = None) -> list[str]:
         if of_notes is not None:
             held = {r["id"]: r["tenant"] for r in self._run("admin/note_tenants", ids=list(of_notes))} if of_notes else {}
             return [held.get(i, "") for i in of_notes]
         if keyed:
+            if prefix:
+                return [r["tenant"] for r in self._run("attached/keyed_tenants_under", prefix=prefix, as_of=as_of)]
             return [r["tenant"] for r in self._run("attached/keyed_tenants", as_of=as_of)]
         return [r["tenant"] for r in self._run("admin/tenants")]
 

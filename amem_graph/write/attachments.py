@@ -77,9 +77,10 @@ class Attachments:
 
         return self._store.read(validation.tenant(tenant), then)
 
-    def keyed_tenants(self, as_of: datetime | None = None) -> list[str]:
-        """Every tenant with a LangGraph store item (with `as_of`, that held one then)."""
-        return self._store.tenants(keyed=True, as_of=as_of)
+    def keyed_tenants(self, as_of: datetime | None = None, prefix: str = "") -> list[str]:
+        """Every tenant whose name starts with `prefix` and holds a LangGraph store item (with `as_of`, that
+        held one then)."""
+        return self._store.tenants(keyed=True, prefix=prefix, as_of=as_of)
 
     def search(
         self, tenant: str, kind: AttachmentKind, vector: Sequence[float], k: int, *, external: bool, plain: bool = False,

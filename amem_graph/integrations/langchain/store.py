@@ -177,11 +177,12 @@ class AmemStore(langgraph_store.BaseStore):
                             as_of=self.as_of)
 
     def _tenants(self, prefix: Sequence[str]) -> list[str]:
-        every = self.memory.attachments.keyed_tenants(self.as_of)
         if not prefix:
-            return every
+            return self.memory.attachments.keyed_tenants(self.as_of)
         root = tenant_of(prefix)
-        return [t for t in every if t == root or t.startswith(root + ".")]
+        # Read below the root only: listing every namespace of the database costs a read of every item.
+        below = self.memory.attachments.keyed_tenants(self.as_of, prefix=root)
+        return [t for t in below if t == root or t.startswith(root + ".")]
 
     def _namespaces(self, op: langgraph_store.ListNamespacesOp) -> list[tuple[str, ...]]:
         spaces = {tuple(t.split(".")) for t in self.memory.attachments.keyed_tenants(self.as_of)}

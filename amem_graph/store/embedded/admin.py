@@ -54,14 +54,15 @@ class EmbeddedAdmin:
 
         yield from self._read(work)
 
-    def tenants(self, *, keyed: bool = False, as_of: datetime | None = None, of_notes: Sequence[str] | None = None
-                ) -> list[str]:
+    def tenants(self, *, keyed: bool = False, prefix: str = "", as_of: datetime | None = None,
+                of_notes: Sequence[str] | None = None) -> list[str]:
         if of_notes is not None:
             return self._read(lambda: [n.props["tenant"] if (n := self.graph.unique("Note", id=i)) is not None else ""
                                        for i in of_notes])
         if keyed:
             return self._read(lambda: sorted({n.props["tenant"] for n in self.graph.labelled("Note")
                                               if n.props.get("store_key") is not None
+                                              and n.props["tenant"].startswith(prefix)
                                               and owner_then(n.props, as_of) == "item"}))
         return self._read(lambda: sorted({t for n in self.graph.nodes.values() if (t := n.props.get("tenant")) is not None}))
 
