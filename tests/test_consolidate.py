@@ -139,8 +139,14 @@ def test_a_memory_open_while_a_consolidation_runs_writes_nothing_and_searches_by
     of the model it opened with, behind the consolidation's cursor: it writes nothing (a typed error) until the
     consolidation ends. Its searches meanwhile rank by keyword, entities and the graph, since half the vectors
     are the new model's. Here the consolidation keeps the model (the Neo4j test database is shared), so the
-    memory writes again once it ends."""
+    memory writes again once it ends. The adapters' searches by vector are refused meanwhile (typed): they
+    promise similarity, and vectors of two models have none; their reads by id or key go on."""
+    from amem_graph.integrations.langchain import AmemStore, AmemVectorStore
+
     kept = memory.add("The lighthouse keeper painted the door blue.")
+    documents, items = AmemVectorStore(memory), AmemStore(memory)
+    documents.add_texts(["The lighthouse stands on the northern cape."], ids=["cape"])
+    items.put((memory.tenant,), "door", {"text": "The door is blue."})
     store = memory._store
     seen: dict[str, object] = {}
 
@@ -154,6 +160,12 @@ def test_a_memory_open_while_a_consolidation_runs_writes_nothing_and_searches_by
         seen["notes"] = [n.content for n in memory.list()]
         seen["hits"] = [h.note.id for h in memory.search("lighthouse keeper door", k=3)]
         seen["context"] = memory.context_for("lighthouse keeper").notes
+        for vector_search in (lambda: documents.similarity_search("lighthouse", k=1),
+                              lambda: items.search((memory.tenant,), query="door colour", limit=1)):
+            with pytest.raises(SchemaMismatch, match="a search by vector waits until it is done"):
+                vector_search()
+        seen["by id"] = [d.page_content for d in documents.get_by_ids(["cape"])]
+        seen["by key"] = [i.key for i in items.search((memory.tenant,), limit=3)]
 
     embedder = Embedder.of(memory.settings)
     try:
@@ -161,9 +173,11 @@ def test_a_memory_open_while_a_consolidation_runs_writes_nothing_and_searches_by
     finally:
         if store.schema().consolidating:  # the store opens for the other tests, whatever happened
             consolidate(store, embedder)
-    assert seen["notes"] == [kept.content]
+    assert sorted(seen["notes"]) == sorted([kept.content, "The door is blue.", "The lighthouse stands on the northern cape."])
     assert seen["hits"][0] == kept.id  # by its words: the vector channel is off
     assert seen["context"]
+    assert seen["by id"] == ["The lighthouse stands on the northern cape."] and seen["by key"] == ["door"]
+    assert documents.similarity_search("northern cape", k=1)[0].page_content.startswith("The lighthouse stands")
     assert memory.add("Written after the consolidation ended.").content.startswith("Written")
 
 

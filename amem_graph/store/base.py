@@ -235,16 +235,23 @@ def vectors_current(marker: Mapping[str, Any] | None, model: str | None) -> bool
 def refuse_stale_writer(marker: Mapping[str, Any] | None, model: str | None, location: str) -> None:
     """Inside a write transaction, after the tenant's lock: an engine whose vectors no longer fit the database
     writes nothing (a consolidation started or ended since it opened), so no note keeps another model's vector."""
+    refuse_stale_vectors(marker, model, location, "nothing was written: write again once it is done, with a memory "
+                         "opened for that model", "nothing was written: open a memory with AMEM_EMBEDDING_MODEL={moved}")
+
+
+def refuse_stale_vectors(marker: Mapping[str, Any] | None, model: str | None, location: str, moving: str, moved: str
+                         ) -> None:
+    """A typed error, saying `moving` (a consolidation under way) or `moved` (it ended after the engine opened;
+    `{moved}` names the new model), when an engine opened for `model` does not share the database's vectors."""
     if model is None or vectors_current(marker, model):
         return
     marker = marker or {}
-    moved = marker.get("embedding_model")
+    new = marker.get("embedding_model")
     raise SchemaMismatch(
-        f"{location} is being moved to the embedding model {moved!r} (`amem-graph consolidate`); nothing was "
-        f"written: write again once it is done, with a memory opened for that model"
+        f"{location} is being moved to the embedding model {new!r} (`amem-graph consolidate`); {moving}"
         if marker.get("consolidating") else
-        f"{location} was moved to the embedding model {moved!r} after this memory opened with {model!r}; nothing "
-        f"was written: open a memory with AMEM_EMBEDDING_MODEL={moved}"
+        f"{location} was moved to the embedding model {new!r} after this memory opened with {model!r}; "
+        + moved.format(moved=new)
     )
 
 

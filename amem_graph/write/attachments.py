@@ -18,7 +18,7 @@ from ..core import timeline, validation
 from ..errors import InvalidInput
 from ..models import Attached, Attachment, AttachmentKind, Note, SearchFilter
 from ..read.retrieval import scored
-from ..store.base import EVERY, History, MemoryStore, Near, Tx
+from ..store.base import EVERY, History, MemoryStore, Near, Tx, refuse_stale_vectors
 
 
 class Attachments:
@@ -90,6 +90,8 @@ class Attachments:
         or by the engine's (then with `plain`, notes no adapter owns too); current ones only unless
         `superseded`. With `as_of`, among the notes held then, as they were then (ranked by today's vectors)."""
         def work(tx: Tx) -> list[Attached]:
+            if not external:
+                self._comparable(tx)
             found = tx.attached(near=Near(kind, vector, external, plain), limit=k, superseded=superseded, as_of=as_of)
             return found if as_of is None else _then(tx, found, as_of, owned=not plain)
 
@@ -102,6 +104,7 @@ class Attachments:
         at = filters.as_of
 
         def work(tx: Tx) -> list[tuple[Note, float]]:
+            self._comparable(tx)
             hits = scored(tx.search(k, vector=query, filters=filters))
             if at is None or not hits:
                 return hits
@@ -110,6 +113,14 @@ class Attachments:
             return [(note, score) for note, score in then if note is not None]
 
         return self._store.read(validation.tenant(tenant), work)
+
+    def _comparable(self, tx: Tx) -> None:
+        """A search by the engine's vectors while a consolidation moves them to another model (or after it, in a
+        memory opened before) would rank vectors of two models against each other: refused, typed. The engine's
+        own search ranks by keyword meanwhile; an adapter promises similarity, which there is none of."""
+        refuse_stale_vectors(tx.schema_marker(), self._store.model, self._store.location,
+                             "a search by vector waits until it is done (AgenticMemory.search ranks by keyword "
+                             "meanwhile)", "search by vector with a memory opened for {moved}")
 
     def taken_elsewhere(self, tenant: str, note_ids: Sequence[str]) -> list[str]:
         """Which of `note_ids` another tenant holds."""
