@@ -516,8 +516,8 @@ class AdminStore(Protocol):
     def tenants(self, *, keyed: bool = False, prefix: str = "", as_of: datetime | None = None,
                 of_notes: Sequence[str] | None = None) -> list[str]:
         """Every tenant that holds a node, in order; with `keyed`, every tenant whose name starts with `prefix`
-        and holds a store item (with `as_of`, that held one then); with `of_notes`, the tenant that holds each of these note ids, in their order ('' for
-        an id no tenant holds; ids are unique across the database)."""
+        and holds a store item (with `as_of`, that held one then); with `of_notes`, the tenant that holds each of
+        these note ids, in their order ('' for an id no tenant holds; ids are unique across the database)."""
 
     def import_records(
         self, tenant: str, rows: Sequence[dict[str, Any]], relationships: Sequence[dict[str, Any]], batch: int = 1_000
