@@ -173,7 +173,8 @@ def test_a_memory_open_while_a_consolidation_runs_writes_nothing_and_searches_by
     finally:
         if store.schema().consolidating:  # the store opens for the other tests, whatever happened
             consolidate(store, embedder)
-    assert sorted(seen["notes"]) == sorted([kept.content, "The door is blue.", "The lighthouse stands on the northern cape."])
+    assert sorted(seen["notes"]) == sorted([kept.content, "The door is blue.",
+                                            "The lighthouse stands on the northern cape."])
     assert seen["hits"][0] == kept.id  # by its words: the vector channel is off
     assert seen["context"]
     assert seen["by id"] == ["The lighthouse stands on the northern cape."] and seen["by key"] == ["door"]
