@@ -236,13 +236,14 @@ def refuse_stale_writer(marker: Mapping[str, Any] | None, model: str | None, loc
     """Inside a write transaction, after the tenant's lock: an engine whose vectors no longer fit the database
     writes nothing (a consolidation started or ended since it opened), so no note keeps another model's vector."""
     refuse_stale_vectors(marker, model, location, "nothing was written: write again once it is done, with a memory "
-                         "opened for that model", "nothing was written: open a memory with AMEM_EMBEDDING_MODEL={moved}")
+                         "opened for that model", "nothing was written: open a memory with")
 
 
 def refuse_stale_vectors(marker: Mapping[str, Any] | None, model: str | None, location: str, moving: str, moved: str
                          ) -> None:
     """A typed error, saying `moving` (a consolidation under way) or `moved` (it ended after the engine opened;
-    `{moved}` names the new model), when an engine opened for `model` does not share the database's vectors."""
+    followed by the setting that names the new model), when an engine opened for `model` does not share the
+    database's vectors."""
     if model is None or vectors_current(marker, model):
         return
     marker = marker or {}
@@ -251,7 +252,7 @@ def refuse_stale_vectors(marker: Mapping[str, Any] | None, model: str | None, lo
         f"{location} is being moved to the embedding model {new!r} (`amem-graph consolidate`); {moving}"
         if marker.get("consolidating") else
         f"{location} was moved to the embedding model {new!r} after this memory opened with {model!r}; "
-        + moved.format(moved=new)
+        f"{moved} AMEM_EMBEDDING_MODEL={new}"
     )
 
 

@@ -120,7 +120,7 @@ class Attachments:
         own search ranks by keyword meanwhile; an adapter promises similarity, which there is none of."""
         refuse_stale_vectors(tx.schema_marker(), self._store.model, self._store.location,
                              "a search by vector waits until it is done (AgenticMemory.search ranks by keyword "
-                             "meanwhile)", "search by vector with a memory opened for {moved}")
+                             "meanwhile)", "search by vector with a memory opened with")
 
     def taken_elsewhere(self, tenant: str, note_ids: Sequence[str]) -> list[str]:
         """Which of `note_ids` another tenant holds."""
