@@ -248,7 +248,7 @@ def test_retention_policies_of_any_value_archive_what_they_say_or_change_nothing
         assert {a.note_id for a in ran} <= archived
         memory.retention.restore(sorted(archived))
     stored = typed(lambda: memory.retention.set_policy(policy))
-    assert stored is None or memory.retention.policy() in (policy, None)
+    assert stored is None or memory.retention.policy() == stored  # as kept: days and heat as floats
     assert bystander()
 
 
