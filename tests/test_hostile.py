@@ -255,10 +255,12 @@ def test_retention_policies_of_any_value_archive_what_they_say_or_change_nothing
 
 
 def _retention_case(memory: AgenticMemory, policy: RetentionPolicy, batch: Any) -> None:
-    """The policy's plan is what its run archives, and a refused run archives nothing."""
-    plan = typed(lambda: memory.retention.plan(policy))
+    """The policy's plan is what its run archives, and a refused run archives nothing. Both are at one moment:
+    a note a few milliseconds old may be past `unused_days` by the time a run starts."""
+    now = datetime.now(timezone.utc)
+    plan = typed(lambda: memory.retention.plan(policy, now=now))
     before = fingerprint(memory, memory.tenant)
-    ran = typed(lambda: memory.retention.run(policy, batch=batch))
+    ran = typed(lambda: memory.retention.run(policy, now=now, batch=batch))
     event("ran" if ran is not None else "refused")
     if ran is None:
         assert fingerprint(memory, memory.tenant) == before  # refused: nothing archived
