@@ -164,7 +164,8 @@ def cli_command() -> Any:
 def test_the_cli_answers_with_a_documented_exit_code(store_kind: str, cli_env: dict[str, str], cli_tenant: str,
                                                      content: str, tag: str, tenant: str) -> None:
     """A command line of any text: 0, or a user error (2 bad command line, 3 invalid input); never 1, an
-    unexpected error with a traceback. Writes go to the test's own tenant; any other tenant is only read."""
+    unexpected error with a traceback. Writes go to the test's own tenant; any other tenant is only read.
+    (`store_kind` runs it on each store: `cli_env` points the CLI at the test's store.)"""
     runner = CliRunner()
     for args in (["add", content, "-t", cli_tenant, "--tag", tag], ["search", content, "-t", tenant, "-k", "2"],
                  ["get", content, "-t", tenant], ["list", "-t", tenant]):
