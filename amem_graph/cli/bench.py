@@ -19,6 +19,7 @@ from ..bench import llm_cost as llm_cost_bench
 from ..bench import load as load_bench
 from ..bench import locomo_recall, timeline
 from ..bench import mcp as mcp_bench
+from ..bench import network as network_bench
 from ..bench import scale as scale_bench
 from ..bench import view as view_bench
 from ..bench.cold import cold_then_warm
@@ -374,4 +375,25 @@ def locomo(
         mem, data, conversations=names, ks=budgets, hops=hops, prefix=prefix, ablations=ablations,
         limit=questions, qa=qa, turns=turns, mode=mode.value,
     ))
+    print_json(result, also_to=json_out)
+
+
+@app.command()
+@user_errors
+def network(
+    data: Annotated[list[Path], typer.Option(help="LoCoMo-layout JSON; repeat for several sets")],
+    json_out: JsonOutOption = None,
+    conversations: Annotated[str | None, typer.Option(help="Comma-separated sample_ids [default: all]")] = None,
+    turns: Annotated[int | None, typer.Option(min=1, help="Only the first N turns per conversation")] = None,
+    prefix: Annotated[str, typer.Option(help="Tenant name prefix; tenants that hold a conversation are reused "
+                                             "(the same as bench locomo's)")] = "locomo-",
+    store: StoreOption = None,
+) -> None:
+    """What the knowledge network of each conversation looks like: versions a note and their reasons, entities per
+    100 turns and the share of mentions that go to a common word, near-duplicate tags, and how much likelier two
+    turns cited as evidence of one question (different sessions) are joined by a link, two links or an entity
+    than two random turns. Ingests as bench locomo does (reusing its tenants)."""
+    names = [c.strip() for c in conversations.split(",") if c.strip()] if conversations else None
+    result = _on_stores(store, lambda mem: network_bench.run(mem, data, conversations=names, turns=turns,
+                                                             prefix=prefix))
     print_json(result, also_to=json_out)

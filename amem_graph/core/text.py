@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import re
+from functools import lru_cache
+
+import Stemmer
 
 # Function words and chat filler: RAKE's phrase boundaries, and words a search query is better without.
 STOP_WORDS = frozenset(
@@ -41,6 +44,17 @@ def split_speaker(content: str) -> tuple[str | None, str]:
 def without_stamp(content: str) -> str:
     """The content without a leading "[...]" time stamp (the speaker stays)."""
     return _PREFIX.sub("", content, count=1)
+
+
+_PORTER = Stemmer.Stemmer("porter")
+
+
+@lru_cache(maxsize=1 << 16)
+def word_key(word: str) -> str:
+    """What two forms of one word share (Porter's stem of the lower-case word without a possessive): "look",
+    "looks" and "looking", "alice's" and "alice" are one word."""
+    word = word.lower().replace("’", "'").removesuffix("'s").strip("'")
+    return " ".join(_PORTER.stemWords(word.split()))
 
 
 def stem(word: str) -> str:

@@ -1,0 +1,217 @@
+"""`bench network`: what the knowledge network of a conversation looks like to a person, measured. Per
+conversation and set: versions a note and their reasons, entities per 100 turns and the share of mentions that go
+to a common word, notes with near-duplicate tags, and how often two turns cited as evidence of one question (in
+different sessions) are joined by a link, within two links or by an entity, against random pairs of turns."""
+
+from __future__ import annotations
+
+import random
+import re
+from collections import Counter, defaultdict
+from collections.abc import Sequence
+from itertools import combinations
+from pathlib import Path
+from typing import Any
+
+from ..api import AgenticMemory
+from ..core.text import word_key as tag_form
+from ..entities import common_word
+from ..errors import InvalidInput
+from ..ingest import locomo
+from ..models import Note, NoteHistory, NoteVersion
+from .locomo_recall import _set_names, ingest, tenant_of
+
+RANDOM_PAIRS = 5_000  # random pairs of turns of different sessions a conversation's baseline is drawn from
+_VISIBLE = ("content", "context", "keywords", "tags", "category", "importance", "event_time")
+_ID = re.compile(r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b")
+
+
+def run(
+    memory: AgenticMemory, data: Sequence[Path], *, conversations: Sequence[str] | None = None,
+    turns: int | None = None, prefix: str = "locomo-", seed: int = 58,
+) -> dict[str, Any]:
+    """Each set's conversations ingested as `bench locomo` ingests them (a tenant that holds them is reused),
+    then measured; a summary per set over its conversations."""
+    sets = {}
+    for name, path in zip(_set_names(data), data, strict=True):
+        every = locomo.load(path)
+        chosen = [c for c in every if conversations is None or c.get("sample_id") in conversations]
+        measured = {}
+        for conversation in chosen:
+            tenant = tenant_of(prefix, conversation)
+            notes = locomo.turns(conversation)[:turns]
+            ingest(memory, tenant, notes)
+            measured[str(conversation["sample_id"])] = measure(memory, tenant, conversation, random.Random(seed))
+        if measured:
+            sets[name] = {"conversations": measured, "overall": overall(list(measured.values()))}
+    if conversations is not None:
+        held = {c for s in sets.values() for c in s["conversations"]}
+        if unknown := set(conversations) - held:
+            raise InvalidInput(f"no data file holds the conversations {sorted(unknown)}")
+    return {"sets": sets, "analyser": memory.analyser.kind, "entities": memory.entities.extractor,
+            "store": memory.admin.kind}
+
+
+def measure(memory: AgenticMemory, tenant: str, conversation: dict[str, Any], rng: random.Random) -> dict[str, Any]:
+    histories = [memory.history(note.id, tenant=tenant) for note in _every_note(memory, tenant)]
+    notes = [h.note for h in histories]
+    mentions = {note.id: {e.key for e, _ in memory.entities.of_note(note.id, tenant=tenant)} for note in notes}
+    return {
+        "turns": len(notes),
+        **_versions(histories),
+        **_entities(memory, tenant, len(notes)),
+        **_tags(notes),
+        "co_evidence": _co_evidence(notes, mentions, conversation, rng),
+    }
+
+
+def _every_note(memory: AgenticMemory, tenant: str) -> list[Note]:
+    out: list[Note] = []
+    while page := memory.list(tenant=tenant, limit=1000, offset=len(out), include_superseded=True,
+                              include_archived=True):
+        out += page
+    return out
+
+
+def _versions(histories: Sequence[NoteHistory]) -> dict[str, Any]:
+    """Versions a note (1 for a note never revised), why each revision was made (its reason's first words, ids
+    left out), and how many changed nothing a person sees (only derived text such as the neighbourhood)."""
+    reasons: Counter[str] = Counter()
+    examples: dict[str, str] = {}
+    derived_only = 0
+    for history in histories:
+        states: list[NoteVersion | Note] = [*history.versions, history.note]
+        for old, new in zip(states, states[1:], strict=False):
+            assert isinstance(old, NoteVersion)
+            kind = _reason_kind(old.reason)
+            reasons[kind] += 1
+            examples.setdefault(kind, old.reason)
+            derived_only += all(getattr(old, f) == getattr(new, f) for f in _VISIBLE)
+    revisions = sum(reasons.values())
+    return {
+        "versions_per_note": round(sum(h.note.version for h in histories) / len(histories), 3) if histories else None,
+        "revisions": revisions,
+        "revisions_derived_only": derived_only,
+        "reasons": dict(reasons.most_common()),
+        "reason_examples": examples,
+        "reasons_naming_an_id": sum(1 for h in histories for v in h.versions if _ID.search(v.reason)),
+    }
+
+
+def _reason_kind(reason: str) -> str:
+    head = reason.split(":", 1)[0] if ":" in reason[:40] else " ".join(reason.split()[:1])
+    return _ID.sub("<id>", head).strip().lower() or "(none)"
+
+
+def _entities(memory: AgenticMemory, tenant: str, turns: int) -> dict[str, Any]:
+    entities = []
+    while page := memory.entities.list(tenant=tenant, limit=1000, offset=len(entities)):
+        entities += page
+    mentions = sum(e.mentions for e in entities)
+    common = sum(e.mentions for e in entities if common_word(e.name))
+    kinds = Counter(e.kind for e in entities)
+    return {
+        "entities": len(entities),
+        "entities_per_100_turns": round(100 * len(entities) / turns, 1) if turns else None,
+        "entity_kinds": dict(kinds.most_common()),
+        "mentions": mentions,
+        "common_word_mention_share": round(common / mentions, 3) if mentions else None,
+        "top_entities": [f"{e.name} ({e.kind}, {e.mentions})" for e in entities[:12]],
+    }
+
+
+def _tags(notes: Sequence[Note]) -> dict[str, Any]:
+    """Notes whose tags (or keywords) hold two forms of one word, and the tenant's tag forms per word."""
+    duplicated = 0
+    forms: dict[str, set[str]] = defaultdict(set)
+    for note in notes:
+        for tag in note.tags:
+            forms[tag_form(tag)].add(tag)
+        duplicated += any(len({tag_form(t) for t in values}) < len(set(values)) for values in (note.tags, note.keywords))
+    return {
+        "near_duplicate_tag_share": round(duplicated / len(notes), 3) if notes else None,
+        "tag_forms_per_word": round(sum(len(f) for f in forms.values()) / len(forms), 3) if forms else None,
+    }
+
+
+def _co_evidence(
+    notes: Sequence[Note], mentions: dict[str, set[str]], conversation: dict[str, Any], rng: random.Random,
+) -> dict[str, Any]:
+    """Pairs of turns cited as evidence of one question, in different sessions: the share joined by a link, within
+    two links, and by an entity both mention (a speaker left out: every turn of theirs would share them), against
+    random pairs of turns of different sessions; lift = evidence share / random share."""
+    by_source = {str(n.source): n for n in notes}
+    neighbours: dict[str, set[str]] = defaultdict(set)
+    for note in notes:
+        for link in note.links:
+            if link.invalid_at is None:
+                neighbours[link.source_id].add(link.target_id)
+                neighbours[link.target_id].add(link.source_id)
+    speakers = {n.speaker.casefold() for n in notes if n.speaker}
+    named = {i: {k for k in keys if k not in speakers} for i, keys in mentions.items()}
+
+    def joined(a: Note, b: Note) -> tuple[bool, bool, bool]:
+        direct = b.id in neighbours[a.id]
+        return direct, direct or bool(neighbours[a.id] & neighbours[b.id]), bool(named[a.id] & named[b.id])
+
+    evidence: set[tuple[str, str]] = set()
+    for question in locomo.questions(conversation, Counter(), set(by_source)):
+        for x, y in combinations(sorted(question.evidence), 2):
+            a, b = by_source[x], by_source[y]
+            if a.session != b.session:
+                evidence.add((a.id, b.id) if a.id < b.id else (b.id, a.id))
+    ordered = sorted(notes, key=lambda n: n.id)
+    drawn = []
+    while len(ordered) > 1 and len(drawn) < RANDOM_PAIRS:
+        a, b = rng.sample(ordered, 2)
+        if a.session != b.session:
+            drawn.append((a, b))
+    by_id = {n.id: n for n in notes}
+    found = [joined(by_id[a], by_id[b]) for a, b in sorted(evidence)]
+    chance = [joined(a, b) for a, b in drawn]
+    out: dict[str, Any] = {"pairs": len(found), "random_pairs": len(chance)}
+    for i, name in enumerate(("one_hop", "two_hops", "shared_entity")):
+        share = sum(f[i] for f in found) / len(found) if found else None
+        base = sum(c[i] for c in chance) / len(chance) if chance else None
+        out[name] = {"evidence": _r(share), "random": _r(base), "lift": _r(share / base) if share is not None and base else None}
+    return out
+
+
+def overall(measured: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """A set's figures over its conversations: sums, and means weighted by turns (pairs for the lifts)."""
+    turns = sum(m["turns"] for m in measured)
+    reasons: Counter[str] = Counter()
+    for m in measured:
+        reasons.update(m["reasons"])
+
+    def weighted(key: str) -> float | None:
+        held = [(m[key], m["turns"]) for m in measured if m[key] is not None]
+        return _r(sum(v * w for v, w in held) / sum(w for _, w in held)) if held else None
+
+    out: dict[str, Any] = {
+        "turns": turns,
+        "versions_per_note": weighted("versions_per_note"),
+        "revisions": sum(m["revisions"] for m in measured),
+        "revisions_derived_only": sum(m["revisions_derived_only"] for m in measured),
+        "reasons_naming_an_id": sum(m["reasons_naming_an_id"] for m in measured),
+        "reasons": dict(reasons.most_common()),
+        "entities_per_100_turns": _r(100 * sum(m["entities"] for m in measured) / turns) if turns else None,
+        "common_word_mention_share": _r(
+            sum((m["common_word_mention_share"] or 0) * m["mentions"] for m in measured)
+            / max(1, sum(m["mentions"] for m in measured))),
+        "near_duplicate_tag_share": weighted("near_duplicate_tag_share"),
+        "co_evidence": {},
+    }
+    pairs = sum(m["co_evidence"]["pairs"] for m in measured)
+    for name in ("one_hop", "two_hops", "shared_entity"):
+        ev = [(m["co_evidence"][name], m["co_evidence"]["pairs"]) for m in measured if m["co_evidence"][name]["evidence"] is not None]
+        share = sum(e["evidence"] * p for e, p in ev) / pairs if pairs else None
+        base = sum(m["co_evidence"][name]["random"] or 0 for m in measured) / len(measured) if measured else None
+        out["co_evidence"][name] = {"evidence": _r(share), "random": _r(base),
+                                    "lift": _r(share / base) if share is not None and base else None}
+    out["co_evidence"]["pairs"] = pairs
+    return out
+
+
+def _r(value: float | None) -> float | None:
+    return None if value is None else round(value, 3)
