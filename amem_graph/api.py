@@ -102,7 +102,7 @@ class AgenticMemory:
         )
         self.admin = Admin(self._store, self.embedder, self.tenant)
         self.attachments = Attachments(self._store, self.embedder.dimension)
-        self.entities = Entities(self._store, self.tenant, self._extractor, client)
+        self.entities = Entities(self._store, self.tenant, self._extractor, client, self.settings.tiers.assistant)
         self.retention = Retention(self._store, self.tenant, self.settings.tiers.heat_params())
         self.network = Network(self._store, self.tenant, self.entities)
 
@@ -190,7 +190,7 @@ class AgenticMemory:
                     batch = notes[start : start + size]
                     known = self.existing(batch, tenant=tenant)
                     fresh = [note for i, note in enumerate(batch) if i not in known]
-                    found = extracting.submit(extract, self._extractor, fresh)
+                    found = extracting.submit(extract, self._extractor, fresh, assistant=self.settings.tiers.assistant)
                     vectors = self.embedder.embed([composite_text(n.content, n.context, n.keywords, n.tags) for n in fresh])
                     passages = self.embedder.passages([n.content for n in fresh])
                     if pending is not None:
@@ -338,7 +338,8 @@ class AgenticMemory:
         def erase(tx: Tx) -> list[str] | None:
             found = tx.notes(ids=[note_id])
             quoted = found[0].session if found else None  # its words, as the turns around it quote them, go too
-            return tx.delete_note(note_id, erase=(quoted, neighbourhood_text(found[:1])) if quoted else None)
+            erase = (quoted, neighbourhood_text(found[:1]), found[0].created_at) if quoted else None
+            return tx.delete_note(note_id, erase=erase)
 
         restored = self._store.write(tenant, erase)
         if restored is None:

@@ -121,12 +121,14 @@ class Note:
     seq: int | None = None  # position in its session, from 1
     speaker: str | None = None  # from a leading "Name: " in the content
     neighbourhood: str = ""  # the turns around it in its session (itself included), kept current as turns arrive
+    # When each turn after it joined `neighbourhood` (derived text keeps no versions): as-of reads cut it back.
+    neighbourhood_after: tuple[datetime, ...] = field(default=(), repr=False)
     links: tuple[Link, ...] = ()
     embedding: tuple[float, ...] | None = field(default=None, repr=False)
 
     def to_dict(self, *, with_embedding: bool = False) -> dict[str, Any]:
         """JSON-ready form (ISO times, links as dicts)."""
-        return _fields(self, skip=() if with_embedding else ("embedding",))
+        return _fields(self, skip=("neighbourhood_after",) if with_embedding else ("embedding", "neighbourhood_after"))
 
 
 @dataclass(frozen=True)
@@ -244,9 +246,11 @@ class NeighbourUpdate:
     remove_tags: tuple[str, ...] = ()
 
 
-# What an entity is. `thing` covers the salient nouns a note talks about (a dog, a pottery class).
-EntityKind = Literal["person", "place", "org", "group", "work", "event", "thing"]
-ENTITY_KINDS: tuple[str, ...] = ("person", "place", "org", "group", "work", "event", "thing")
+# What an entity is: a named thing of one of the first seven kinds, or a topic (a subject this memory keeps coming
+# back to: "dance studio"). `group` and `thing` are the kinds of databases extracted before topics (schema 11), until
+# `amem-graph entities extract` finds their entities again.
+EntityKind = Literal["person", "pet", "place", "org", "product", "work", "event", "topic", "group", "thing"]
+ENTITY_KINDS: tuple[str, ...] = ("person", "pet", "place", "org", "product", "work", "event", "topic")
 
 
 @dataclass(frozen=True)

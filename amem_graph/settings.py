@@ -14,7 +14,7 @@ from .errors import InvalidInput
 
 DEFAULT_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
 STORES = ("auto", "neo4j", "embedded")
-ENTITY_EXTRACTORS = ("auto", "spacy", "rules", "off")  # auto: spaCy's model when installed, else the rules
+ENTITY_EXTRACTORS = ("auto", "spacy", "rules", "off")  # auto: the rules; spacy: spaCy's model (the [entities] extra)
 # onnx: ONNX Runtime with torch's vectors; onnx-int8: its weights quantised to int8; auto: the first of onnx-int8,
 # onnx, torch that runs here.
 EMBEDDING_BACKENDS = ("auto", "onnx", "onnx-int8", "torch")

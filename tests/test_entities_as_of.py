@@ -106,7 +106,7 @@ def test_merge_unmerge_and_merge_again_read_as_of_each_moment(memory: AgenticMem
 
 def test_erasing_the_notes_erases_the_entity_with_its_merges_from_every_time(memory: AgenticMemory) -> None:
     luna = memory.add("Gina: Luna chased a moth all night.", speaker="Gina")
-    nickname = memory.add("Gina: Lunita is my cat's nickname at the vet.", speaker="Gina")
+    nickname = memory.add("Gina: At the vet they call my cat Lunita.", speaker="Gina")
     memory.entities.merge("Lunita", "Luna")
     joined = moment()
     memory.entities.unmerge("Lunita")
@@ -135,7 +135,7 @@ def test_a_time_that_is_not_one_is_refused(memory: AgenticMemory) -> None:
 
 def test_the_cli_and_mcp_read_entities_as_of_a_moment(memory: AgenticMemory, cli_env: dict[str, str]) -> None:
     memory.add("Gina: Luna chased a moth all night.", speaker="Gina")
-    memory.add("Gina: Lunita is my cat's nickname at the vet.", speaker="Gina")
+    memory.add("Gina: At the vet they call my cat Lunita.", speaker="Gina")
     before = moment().isoformat()
     memory.entities.merge("Lunita", "Luna", reason="nickname")
 

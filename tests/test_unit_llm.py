@@ -44,7 +44,7 @@ def test_rake_scores_words_by_degree_over_frequency() -> None:
 def test_heuristic_fields_of_a_note() -> None:
     plain = HeuristicAnalyser().analyse(NoteInput(content=BALL, id="n"), [])
     assert plain.keywords == ("max chased", "max caught", "red ball", "ball")
-    assert plain.tags == ("caught", "chased", "max")  # best word scores (2.0 each, by name), one per stem
+    assert plain.tags == ("catch", "chase", "max")  # best word scores (2.0 each, by name), each in one form
     assert plain.context == "About max chased, max caught, red ball."
     assert (plain.analysis, plain.model, plain.links, plain.updates) == ("heuristic", "heuristic-v1", (), ())
     said = HeuristicAnalyser().analyse(
@@ -68,15 +68,19 @@ def test_heuristic_links_need_similarity_or_shared_terms_and_name_their_evidence
     result = HeuristicAnalyser().analyse(NoteInput(content=BALL, id="new"), candidates)
     links = {link.target_id: link for link in result.links}
     assert set(links) == {"w", "s", "n"} and all(link.type == "RELATES_TO" for link in result.links)
-    assert (links["w"].reason, links["w"].confidence) == ("shared terms: ball, max, red", 0.45)  # 0.15 per term
-    assert (links["s"].reason, links["s"].confidence) == ("similar content (cosine 0.60)", 0.36)  # 0.6·cosine
-    assert (links["n"].reason, links["n"].confidence) == ("similar content (cosine 0.40); shared terms: max", 0.39)
-    # a linked neighbour that has one of the new note's tags in its words gets that tag
-    assert result.updates == (
-        NeighbourUpdate(id="w", add_tags=("max",), reason="shares max with note new"),
-        NeighbourUpdate(id="n", add_tags=("max",), reason="shares max with note new"),
-    )
-    tagged = [SearchHit(note("w", "Max loves his red ball.", tags=("max",)), 0.5)]
+    # each reason names what the two share and the other note by its words
+    assert (links["w"].reason, links["w"].confidence) == ("both mention ball, max, red: “Max loves his red ball.”", 0.45)
+    assert (links["s"].reason, links["s"].confidence) == ("says something alike: “Completely unrelated taxes.”", 0.36)
+    assert (links["n"].reason, links["n"].confidence) == ("both mention max: “Max naps all afternoon.”", 0.39)
+    assert result.updates == ()  # links this loose (confidence under 0.5) evolve no neighbour
+    close = SearchHit(note("c", "Max chased his red ball."), 0.5, vector_score=0.9)  # cosine 0.8 and four shared terms
+    evolved = HeuristicAnalyser().analyse(NoteInput(content=f"Nate: {BALL}", id="new"), [close])
+    # a closely linked neighbour that has the new note's tags in its words gets them, in one form each, and its
+    # reason names the new note by its words
+    assert evolved.updates == (NeighbourUpdate(
+        id="c", add_tags=("chase", "max"), reason="tags chase, max shared with the related “Max chased the ball. Max caught the red…”",
+    ),)
+    tagged = [SearchHit(note("c", "Max chased his red ball.", tags=("chasing", "max")), 0.5, vector_score=0.9)]
     assert HeuristicAnalyser().analyse(NoteInput(content=BALL, id="new"), tagged).updates == ()
 
 

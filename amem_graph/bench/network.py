@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from ..api import AgenticMemory
-from ..core.text import word_key as tag_form
-from ..entities import common_word
+from ..core.english import common_word
+from ..core.text import word_key
 from ..errors import InvalidInput
 from ..ingest import locomo
 from ..models import Note, NoteHistory, NoteVersion
@@ -126,8 +126,8 @@ def _tags(notes: Sequence[Note]) -> dict[str, Any]:
     forms: dict[str, set[str]] = defaultdict(set)
     for note in notes:
         for tag in note.tags:
-            forms[tag_form(tag)].add(tag)
-        duplicated += any(len({tag_form(t) for t in values}) < len(set(values)) for values in (note.tags, note.keywords))
+            forms[word_key(tag)].add(tag)
+        duplicated += any(len({word_key(t) for t in values}) < len(set(values)) for values in (note.tags, note.keywords))
     return {
         "near_duplicate_tag_share": round(duplicated / len(notes), 3) if notes else None,
         "tag_forms_per_word": round(sum(len(f) for f in forms.values()) / len(forms), 3) if forms else None,

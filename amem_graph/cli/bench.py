@@ -14,6 +14,7 @@ import typer
 from ..api import AgenticMemory
 from ..bench import chaos as chaos_bench
 from ..bench import embed as embed_bench
+from ..bench import entities as entities_bench
 from ..bench import ingest as ingest_bench
 from ..bench import llm_cost as llm_cost_bench
 from ..bench import load as load_bench
@@ -397,3 +398,19 @@ def network(
     result = _on_stores(store, lambda mem: network_bench.run(mem, data, conversations=names, turns=turns,
                                                              prefix=prefix))
     print_json(result, also_to=json_out)
+
+
+@app.command()
+@user_errors
+def entities(
+    data: Annotated[list[Path], typer.Option(help="The LoCoMo-layout JSON of each set the gold set names")],
+    gold: Annotated[Path, typer.Option(help="Hand-labelled mentions, one turn a line")]
+    = Path("tests/data/entities/gold.jsonl"),
+    extractor: Annotated[list[str] | None, typer.Option(
+        help="rules or spacy; repeat for both [default: both, spacy where it is installed]")] = None,
+    json_out: JsonOutOption = None,
+) -> None:
+    """Precision and recall of the entity extractors against the gold set, per kind, for named things and topics,
+    per set and overall; a topic counts where it recurs as it must to be shown."""
+    chosen = extractor or ["rules", *(["spacy"] if entities_bench.spacy_installed() else [])]
+    print_json(entities_bench.run(gold, data, chosen, assistant=Settings.from_env().tiers.assistant), also_to=json_out)

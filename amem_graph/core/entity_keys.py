@@ -44,7 +44,7 @@ def entity_key(name: str, *, kind: str = "thing", lemma: str | None = None) -> s
         words = words[1:]
     if not words:
         return ""
-    if kind == "thing":
+    if kind in ("thing", "topic"):
         words[-1] = lemma.lower() if lemma else singular(words[-1])
     key = " ".join(words)
     return key if len(key) <= MAX_KEY_CHARS else ""

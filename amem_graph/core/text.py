@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from functools import lru_cache
 
 import Stemmer
+from lemminflect import getAllLemmas
 
 # Function words and chat filler: RAKE's phrase boundaries, and words a search query is better without.
 STOP_WORDS = frozenset(
@@ -55,6 +57,42 @@ def word_key(word: str) -> str:
     "looks" and "looking", "alice's" and "alice" are one word."""
     word = word.lower().replace("’", "'").removesuffix("'s").strip("'")
     return " ".join(_PORTER.stemWords(word.split()))
+
+
+@lru_cache(maxsize=1 << 16)
+def word_form(word: str) -> str:
+    """One form per word, for tags and keywords: lower case, without a possessive, each word as its dictionary
+    form, a noun's before a verb's ("looks", "looking" → "look"; "paintings" → "painting"; "alice's" → "alice")."""
+    words = word.lower().replace("’", "'").split()
+    out = []
+    for w in words:
+        w = w.removesuffix("'s").strip("'")
+        lemmas = getAllLemmas(w) if w.isalpha() else {}
+        for part in ("NOUN", "VERB", "ADJ"):
+            if lemmas.get(part):
+                w = lemmas[part][0]
+                break
+        out.append(w)
+    return " ".join(out)
+
+
+def distinct_forms(values: Iterable[str]) -> tuple[str, ...]:
+    """Tags or keywords in one form each (`word_form`), without two forms of one word (`word_key`), in order."""
+    out: dict[str, str] = {}
+    for value in values:
+        form = word_form(value)
+        if form:
+            out.setdefault(word_key(form), form)
+    return tuple(out.values())
+
+
+EXCERPT_WORDS = 8
+
+
+def excerpt(content: str, words: int = EXCERPT_WORDS) -> str:
+    """A note named by its words, in quotes: the first `words` of what it says, without its stamp or speaker."""
+    said = (split_speaker(content)[1] or content).split()
+    return "“" + " ".join(said[:words]) + ("…" if len(said) > words else "") + "”"
 
 
 def stem(word: str) -> str:

@@ -37,6 +37,7 @@ def note_as_of(note: Note, versions: Sequence[NoteVersion], at: datetime) -> Not
     if not held_at(note, at):
         return None
     then = version_at(versions, at)
+    held_until = then.valid_to if then is not None else None
     if then is not None:
         note = replace(
             note, content=then.content, content_hash=validation.content_hash(then.content), context=then.context,
@@ -53,7 +54,16 @@ def note_as_of(note: Note, versions: Sequence[NoteVersion], at: datetime) -> Not
     return replace(
         note, archived_periods=archived, archived_at=archived[-1] if in_periods(archived, at) else None,
         links=tuple(link for x in note.links if (link := link_as_of(x, at)) is not None),
+        neighbourhood=neighbourhood_at(note.neighbourhood, note.neighbourhood_after, at, held_until),
     )
+
+
+def neighbourhood_at(text: str, after: Sequence[datetime], at: datetime, held_until: datetime | None = None) -> str:
+    """A neighbourhood as it read at `at`: without the turns that joined it later (`after`: when each did) and
+    before `held_until`, the moment the text was kept (None: now). Turns join at its end, one a line."""
+    later = sum(1 for bound in after if bound > at and (held_until is None or bound <= held_until))
+    lines = text.split("\n")
+    return "\n".join(lines[: max(1, len(lines) - later)]) if later and text else text
 
 
 def link_as_of(link: Link, at: datetime) -> Link | None:

@@ -1,7 +1,6 @@
 """The entity layer: who and what notes mention (extraction), one entity per thing per tenant (keys)."""
 
 from ..core.entity_keys import entity_key
-from .english import common_word
 from .extract import Extractor, default_extractor
 
-__all__ = ["Extractor", "common_word", "default_extractor", "entity_key"]
+__all__ = ["Extractor", "default_extractor", "entity_key"]

@@ -20,6 +20,7 @@ from ..store.base import MemoryStore, Tx
 from .aliases import MergeSuggestion, decided, suggestions
 from .as_of import entity_as_of, mentions_as_of, merges_as_of, merges_into
 from .extract import Extractor, extract, mention_rows, note_mentions
+from .topics import MIN_TOPIC_NOTES, shown
 
 _EARLIEST = datetime.min.replace(tzinfo=timezone.utc)
 
@@ -41,11 +42,15 @@ class Entities:
     """A tenant's entities: list them, look one up by name, see what a note mentions, find them in notes
     written before there were entities."""
 
-    def __init__(self, store: MemoryStore, tenant: str, extractor: Extractor | None, llm: LLMClient | None = None) -> None:
+    def __init__(
+        self, store: MemoryStore, tenant: str, extractor: Extractor | None, llm: LLMClient | None = None,
+        assistant: str | None = None,
+    ) -> None:
         self._store = store
         self._tenant = tenant
         self._extractor = extractor
         self._llm = llm
+        self._assistant = assistant
 
     @property
     def extractor(self) -> str:
@@ -62,7 +67,7 @@ class Entities:
         offset = 0
         while notes := self._store.read(tenant, lambda tx: tx.notes(limit=batch, offset=offset)):
             rows = [
-                row for note, found in zip(notes, note_mentions(notes, extract(self._extractor, notes)), strict=True)
+                row for note, found in zip(notes, note_mentions(notes, extract(self._extractor, notes, assistant=self._assistant)), strict=True)
                 for row in mention_rows(note.id, found, note.event_time or note.created_at or validation.now())
             ]
             self._store.write(tenant, lambda tx: tx.mention(rows))
@@ -77,7 +82,8 @@ class Entities:
         limit, offset = validation.window(limit, offset, least=0)
         at = validation.event_time(as_of, "as_of")
         if at is None:
-            return self._store.read(self._of(tenant), lambda tx: tx.entities(limit=limit, offset=offset))
+            return self._store.read(self._of(tenant), lambda tx: tx.entities(
+                limit=limit, offset=offset, least_topic_mentions=MIN_TOPIC_NOTES))
         return self._store.read(self._of(tenant), lambda tx: _listed(tx, _Moment.then(tx, at))[offset: offset + limit])
 
     def get(self, name: str, *, tenant: str | None = None, as_of: datetime | str | None = None) -> Entity:
@@ -112,7 +118,8 @@ class Entities:
             notes.sort(key=lambda n: (n.event_time or n.created_at or _EARLIEST, n.seq or 0, n.id))
             itself = {entity.key, *entity.merged}
             mentioned = _mentioned_by(tx, [n.id for n in notes], moment)
-            counts = Counter(e.alias_of or e.key for e in mentioned if e.key not in itself and e.alias_of not in itself)
+            counts = Counter(e.alias_of or e.key for e in mentioned
+                             if e.key not in itself and e.alias_of not in itself and shown(e))
             top = _entities(tx, [key for key, _ in counts.most_common(related)], moment)
             return EntityProfile(entity, tuple(notes), tuple((e, counts[e.key]) for e in top))
 
@@ -232,14 +239,14 @@ class _Moment:
 
 
 def mentions_of(tx: Tx, note_ids: Sequence[str]) -> list[tuple[str, Entity, float]]:
-    """(note id, entity, confidence) for each entity each note mentions, an alias as the entity it was merged into,
-    once per note with the best confidence of the two."""
+    """(note id, entity, confidence) for each entity each note mentions and readers show (a topic once it recurs),
+    an alias as the entity it was merged into, once per note with the best confidence of the two."""
     rows = [(m.note_id, m.entity, m.confidence) for m in tx.mentions(note_ids=note_ids) if m.entity] if note_ids else []
     into = {e.key: e for e in tx.entities(keys=sorted({e.alias_of for _, e, _ in rows if e.alias_of}))}
     best: dict[tuple[str, str], tuple[str, Entity, float]] = {}
     for note_id, entity, confidence in rows:
         entity = into.get(entity.alias_of or "", entity)
-        if confidence > best.get((note_id, entity.key), ("", entity, -1.0))[2]:
+        if shown(entity) and confidence > best.get((note_id, entity.key), ("", entity, -1.0))[2]:
             best[(note_id, entity.key)] = (note_id, entity, confidence)
     return list(best.values())
 
@@ -251,12 +258,12 @@ def _entities(tx: Tx, keys: Sequence[str], moment: _Moment | None) -> list[Entit
 
 
 def _listed(tx: Tx, moment: _Moment) -> list[Entity]:
-    """Every entity held then and not merged into another then, the most mentioned then first (as
-    entity/list.cypher orders them now)."""
+    """Every entity held then, shown then (a topic that recurred by then) and not merged into another then, the most
+    mentioned then first (as entity/list.cypher orders them now)."""
     counts = mentions_as_of(tx.mentions(), moment.at)
     keys = sorted(set(counts) | {key for r in moment.held for key in (r.alias, r.into)})
     then = [e for x in tx.entities(keys=keys) if (e := entity_as_of(x, counts, moment.held)) is not None]
-    return sorted((e for e in then if e.alias_of is None), key=lambda e: (-e.mentions, e.key))
+    return sorted((e for e in then if e.alias_of is None and shown(e)), key=lambda e: (-e.mentions, e.key))
 
 
 def _mentioned_by(tx: Tx, note_ids: Sequence[str], moment: _Moment | None) -> list[Entity]:

@@ -12,7 +12,7 @@ import re
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 
-from ..core.text import STOP_WORDS, split_speaker, stem
+from ..core.text import STOP_WORDS, excerpt, split_speaker, stem, word_form, word_key
 from ..models import NeighbourUpdate, NoteAnalysis, NoteInput, ProposedLink, SearchHit
 
 VERSION = "heuristic-v1"
@@ -21,6 +21,7 @@ MAX_TAGS = 3
 MAX_PHRASE_WORDS = 3
 LINK_COSINE = 0.55  # link on similarity alone from here (MiniLM cosine of related sentences)
 SHARED_COSINE = 0.30  # with a shared term, link from here
+EVOLVE_CONFIDENCE = 0.5  # a link this confident lets the new note's tags evolve its neighbour
 
 _TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9'’-]*|[.,!?;:()\[\]\"“”…]")
 
@@ -84,8 +85,9 @@ class HeuristicAnalyser:
     def analyse(self, note: NoteInput, candidates: Sequence[SearchHit]) -> NoteAnalysis:
         speaker, body = split_speaker(note.content)
         keywords, word_score = rake(body)
-        tags = self._tags(keywords, word_score)
-        mine = content_terms([*keywords, *tags])
+        words = self._tags(keywords, word_score)  # as written; stored in one form each (word_form)
+        tags = [word_form(w) for w in words]
+        mine = content_terms([*keywords, *words])
         links: list[ProposedLink] = []
         updates: list[NeighbourUpdate] = []
         for hit in candidates:
@@ -93,13 +95,16 @@ class HeuristicAnalyser:
             if link is None:
                 continue
             links.append(link)
+            if link.confidence < EVOLVE_CONFIDENCE:
+                continue  # a neighbour evolves for a close relation only: a loose one is a link, not a new tag
             theirs = content_terms([split_speaker(hit.note.content)[1], *hit.note.keywords])
-            new_tags = [t for t in tags if stem(t) in theirs and t not in hit.note.tags][:2]
+            held = {word_key(t) for t in hit.note.tags}
+            new_tags = [t for w, t in zip(words, tags, strict=True) if stem(w) in theirs and word_key(t) not in held][:2]
             if new_tags:
                 updates.append(
                     NeighbourUpdate(
                         id=hit.note.id, add_tags=tuple(new_tags),
-                        reason=f"shares {', '.join(new_tags)} with note {note.id}",
+                        reason=f"tags {', '.join(new_tags)} shared with the related {excerpt(note.content)}",
                     )
                 )
         return NoteAnalysis(
@@ -113,7 +118,7 @@ class HeuristicAnalyser:
         ranked = sorted(words, key=lambda w: (-word_score.get(w, 0.0), w))
         tags: list[str] = []
         for word in ranked:
-            if stem(word) not in {stem(t) for t in tags}:
+            if word_key(word_form(word)) not in {word_key(word_form(t)) for t in tags}:
                 tags.append(word)
         return tags[:MAX_TAGS]
 
@@ -136,10 +141,7 @@ class HeuristicAnalyser:
             qualifies = cosine >= LINK_COSINE or (bool(shared) and cosine >= SHARED_COSINE)
         if not qualifies:
             return None
-        evidence = []
-        if cosine is not None:
-            evidence.append(f"similar content (cosine {cosine:.2f})")
-        if shared:
-            evidence.append("shared terms: " + ", ".join(shared[:5]))
+        said = excerpt(other.content)
+        reason = f"both mention {', '.join(shared[:3])}: {said}" if shared else f"says something alike: {said}"
         confidence = min(1.0, 0.6 * max(cosine or 0.0, 0.0) + 0.15 * len(shared))
-        return ProposedLink(other.id, "RELATES_TO", "; ".join(evidence), round(max(confidence, 0.05), 3))
+        return ProposedLink(other.id, "RELATES_TO", reason, round(max(confidence, 0.05), 3))

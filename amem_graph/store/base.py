@@ -65,13 +65,17 @@ class History:
 @dataclass(frozen=True)
 class NoteRevision:
     """New values for an existing note; the note as it was becomes a NoteVersion carrying `reason`. A None
-    value removes the property; `embedding` None keeps the vector."""
+    value removes the property; `embedding` None keeps the vector. A revision that is not `versioned` changes
+    derived text only (the neighbourhood, as later turns of its session arrive): no version is kept, the note's
+    version and update time stay, and the time it was written joins the note's `neighbourhood_after` (what
+    as-of reads cut the text by)."""
 
     id: str
     values: Mapping[str, Any]
     reason: str
     embedding: Sequence[float] | None = None
     passages: Sequence[Mapping[str, Any]] | None = None  # records.passage_rows for a new content; None keeps them
+    versioned: bool = True
 
 
 @dataclass(frozen=True)
@@ -128,16 +132,17 @@ class NoteTx(Protocol):
         every note without one (superseded and archived ones too)."""
 
     def revise(self, revisions: Sequence[NoteRevision], evolution: EvolutionRecord | None) -> list[tuple[str, int]]:
-        """Apply each revision, keeping the note as it was as a NoteVersion; returns (id, version kept). With
+        """Apply each revision, keeping the note as it was as a NoteVersion (a `versioned` one); returns (id, version
+        kept) of those. With
         `evolution`, its Evolution node is then recorded: TRIGGERED_BY its trigger, REVISED the versions kept here
         (nothing if the trigger is missing)."""
 
-    def delete_note(self, note_id: str, *, erase: tuple[str, str] | None = None) -> list[str] | None:
+    def delete_note(self, note_id: str, *, erase: tuple[str, str, datetime | None] | None = None) -> list[str] | None:
         """Delete a note with its links, its versions and the evolutions it triggered that revised no other
         note, closing its session chain; facts it alone superseded become valid again (their ids are
-        returned). None if there is no such note. With `erase` (session, line), the line is then taken out of
-        the neighbourhood text of the session's notes and of their versions, in place (with the line break that
-        joined it), where it appears."""
+        returned). None if there is no such note. With `erase` (session, line, when the note was recorded), the line
+        is then taken out of the neighbourhood text of the session's notes and of their versions, in place (with the
+        line break that joined it), where it appears, and its time out of their `neighbourhood_after`."""
 
     def link(
         self, links: Sequence[Link], evolution_id: str | None, *, invalidate: str | None = None,
@@ -447,9 +452,11 @@ class EntityTx(Protocol):
         `mentions` counts the notes that mention it; another name joins its aliases (at most MAX_ALIASES); first
         and last seen span the mentions' times."""
 
-    def entities(self, *, keys: Sequence[str] | None = None, limit: int = EVERY, offset: int = 0) -> list[Entity]:
+    def entities(
+        self, *, keys: Sequence[str] | None = None, limit: int = EVERY, offset: int = 0, least_topic_mentions: int = 0,
+    ) -> list[Entity]:
         """The entities of `keys` that exist, in the order asked (an empty list selects nothing); or with none,
-        every entity, the most mentioned first."""
+        every entity, the most mentioned first, a topic only if at least `least_topic_mentions` notes mention it."""
 
     def mentioning(self, keys: Sequence[str], limit: int, *, filters: SearchFilter = ...) -> list[tuple[Entity, Note, float]]:
         """For each entity of `keys`, taken as the entity it was merged into if it was (each such entity once),

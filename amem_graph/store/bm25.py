@@ -9,22 +9,21 @@ rescores the tenant's candidates that Lucene hands over."""
 
 from __future__ import annotations
 
-import gzip
 import math
 import re
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from functools import cache, lru_cache
-from importlib import resources
+from functools import lru_cache
 from typing import Any
 
 import Stemmer
 
+from ..core.english import english
 from .lucene import IDEOGRAPHS
 
 K1, B = 1.2, 0.75
-# A tenant's statistics are smoothed with this many documents of English (english_terms.tsv.gz: how often each
+# A tenant's statistics are smoothed with this many documents of English (core/english_terms.tsv.gz: how often each
 # term occurs in English text), so that a tenant of a few notes still knows which words are common. Fixed, and
 # the same for every tenant: nothing of another tenant's enters a tenant's scores.
 BACKGROUND_DOCS = 30.0
@@ -125,14 +124,6 @@ class Statistics:
     docs: Mapping[str, int]
     tokens: Mapping[str, int]
     df: Mapping[tuple[str, str], int]
-
-
-@cache
-def english() -> dict[str, float]:
-    """Term → its share of the tokens of English text (english_terms.tsv.gz; its header says where from)."""
-    with resources.files(__package__).joinpath("english_terms.tsv.gz").open("rb") as raw:
-        lines = gzip.decompress(raw.read()).decode("utf-8").splitlines()
-    return {term: float(share) for term, share in (line.split("\t") for line in lines if not line.startswith("#"))}
 
 
 def background_df(term: str, length: float) -> float:

@@ -25,11 +25,13 @@ class Neo4jEntities:
         ]
         self._each("entity/mention", "rows", rows, max_aliases=MAX_ALIASES)
 
-    def entities(self, *, keys: Sequence[str] | None = None, limit: int = EVERY, offset: int = 0) -> list[Entity]:
+    def entities(
+        self, *, keys: Sequence[str] | None = None, limit: int = EVERY, offset: int = 0, least_topic_mentions: int = 0,
+    ) -> list[Entity]:
         if keys is not None:
             rows = self._each("entity/by_key", "keys", list(keys))
         else:
-            rows = self.run("entity/list", limit=limit, offset=offset)
+            rows = self.run("entity/list", limit=limit, offset=offset, least_topic_mentions=least_topic_mentions)
         return [entity_from_record(r["entity"]) for r in rows]
 
     def mentioning(

@@ -147,15 +147,19 @@ class Neo4jNotes(Neo4jText):
              "passages": None if r.passages is None else list(r.passages)}
             for r in revisions
         ]
+        versioned = [row for row, r in zip(rows, revisions, strict=True) if r.versioned]
+        derived = [row for row, r in zip(rows, revisions, strict=True) if not r.versioned]
         try:
-            records = self._each("note/revise", "revisions", rows, evolution_id=evolution_id, fields=list(TEXT_FIELDS))
+            records = self._each("note/revise", "revisions", versioned, evolution_id=evolution_id,
+                                 fields=list(TEXT_FIELDS))
+            refreshed = self._each("note/refresh", "revisions", derived, fields=list(TEXT_FIELDS))
         except ConstraintError:
             raise InvalidInput(
                 f"another note in tenant {self.tenant!r} already has this content from the same source"
             ) from None
         changing = {r.id for r in revisions if set(r.values) & set(TEXT_FIELDS)}
         before: dict[str, list[Any]] = {}
-        for record in records:  # a note's first row holds its texts before the batch
+        for record in [*records, *refreshed]:  # a note's first row holds its texts before the batch
             if record["note_id"] in changing:
                 before.setdefault(record["note_id"], list(record["texts"]))
         after = {i: list(texts) for i, texts in before.items()}
@@ -166,7 +170,7 @@ class Neo4jNotes(Neo4jText):
         self.count_texts("note_text", documents("note_text", before), documents("note_text", after))
         return [(r["note_id"], r["version"]) for r in records]
 
-    def delete_note(self, note_id: str, *, erase: tuple[str, str] | None = None) -> list[str] | None:
+    def delete_note(self, note_id: str, *, erase: tuple[str, str, datetime | None] | None = None) -> list[str] | None:
         before = self.note_texts([note_id])
         rows = self.run("note/delete", id=note_id)
         self.count_texts("note_text", before, {})
@@ -174,9 +178,9 @@ class Neo4jNotes(Neo4jText):
             self._erase_text(*erase)
         return list(rows[0]["restored"]) if rows else None
 
-    def _erase_text(self, session: str, line: str) -> None:
+    def _erase_text(self, session: str, line: str, joined: datetime | None) -> None:
         quoting = self.run("terms/quoting_notes", session=session, line=line, fields=list(TEXT_FIELDS))
-        self.run("note/erase_text", session=session, line=line)
+        self.run("note/erase_text", session=session, line=line, joined=joined)
         before = documents("note_text", {r["id"]: r["texts"] for r in quoting})
         self.count_texts("note_text", before, self.note_texts(list(before)))
 

@@ -38,6 +38,7 @@ def note_from_record(props: dict[str, Any], links: Sequence[dict[str, Any]] = ()
         archived_periods=tuple(time_of(bound) for bound in props.get("archived_periods") or ()), analysis=props.get("analysis") or "none",
         model=props.get("model"), session=props.get("session"), seq=props.get("seq"),
         speaker=props.get("speaker"), neighbourhood=props.get("neighbourhood") or "",
+        neighbourhood_after=tuple(time_of(bound) for bound in props.get("neighbourhood_after") or ()),
         links=tuple(link_from_record(link) for link in links),
         embedding=None if embedding is None else tuple(float(v) for v in embedding),
     )

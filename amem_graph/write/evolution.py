@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field, replace
 from datetime import datetime, timezone
@@ -16,7 +17,7 @@ import numpy as np
 
 from ..core import validation
 from ..core.log import event
-from ..core.text import split_speaker, vocatives, without_stamp
+from ..core.text import distinct_forms, excerpt, split_speaker, vocatives, without_stamp, word_key
 from ..embedding import Embedder, composite_text
 from ..entities.extract import Extractor, extract, mention_rows, note_mentions
 from ..errors import EvolutionConflict, NoteNotFound
@@ -84,10 +85,11 @@ class Revision:
     analysis: str | None = None  # set when the note's own analysis is redone (reanalyze)
     model: str | None = None
     neighbourhood: str | None = None
+    derived: bool = False  # only derived text changes (the neighbourhood as later turns arrive): no new version
 
     def stored(self, dimension: int) -> NoteRevision:
         """What the store writes: the fields that change (`content` never does: what was said stays), and the
-        model with the analysis that produced it."""
+        model with the analysis that produced it; a change of derived text alone keeps no version."""
         values: dict[str, Any] = {
             name: value for name in ("context", "tags", "keywords", "neighbourhood", "analysis")
             if (value := getattr(self, name)) is not None
@@ -95,7 +97,7 @@ class Revision:
         if self.analysis is not None:
             values["model"] = self.model
         vector = None if self.embedding is None else validation.vector(self.embedding, dimension)
-        return NoteRevision(self.id, values, self.reason, vector)
+        return NoteRevision(self.id, values, self.reason, vector, versioned=not self.derived)
 
 
 @dataclass(frozen=True)
@@ -195,6 +197,19 @@ def revise_if_current(tx: NoteTx, revision: NoteRevision, expected_version: int)
     tx.revise([revision], None)
 
 
+_NOTE_ID = re.compile(r"(?:\bnote\s+)?['\"]?\b([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\b['\"]?",
+                      re.IGNORECASE)
+
+
+def readable(reason: str, notes: Mapping[str, Note | NoteInput]) -> str:
+    """A reason as a person can follow it: a note it names by id (as a model may) named by its words instead."""
+    def words(match: re.Match[str]) -> str:
+        named = notes.get(match.group(1).lower())
+        return excerpt(named.content) if named is not None else match.group(0)
+
+    return _NOTE_ID.sub(words, reason)
+
+
 def _with_links(note: Note, made: Sequence[Link]) -> Note:
     """A note's links as they stand after `made` were created or updated (a link is its ends and type)."""
     links = {(s.source_id, s.target_id, s.type): s for s in note.links}
@@ -227,6 +242,10 @@ class _Change:
     tags: tuple[str, ...] | None
     neighbourhood: str | None
 
+    @property
+    def derived(self) -> bool:
+        return self.context is None and self.tags is None
+
 
 class Evolver:
     """Adds and re-analyses notes; an add makes at most one analyser call per attempt, and attempts
@@ -256,7 +275,8 @@ class Evolver:
         if known:
             return EvolutionOutcome(known[0].id, created=False)
         # What the note mentions is found on a second thread while the model embeds it (once for every attempt).
-        extraction = self._extraction.submit(lambda: extract(self.extractor, [note])[0])
+        assistant = self.settings.tiers.assistant
+        extraction = self._extraction.submit(lambda: extract(self.extractor, [note], assistant=assistant)[0])
         # A note longer than the model reads is embedded once: its composite's vector is its content's (what is
         # appended is cut off), and the candidates are searched with that too.
         whole = self.embedder.fills_window(note.content)
@@ -368,7 +388,7 @@ class Evolver:
         own = NoteInput(  # what the caller gave wins over what was derived
             content=note.content, source=note.source, category=note.category, importance=note.importance,
             event_time=note.event_time, id=note.id, session=note.session, speaker=note.speaker,
-            keywords=note.keywords or analysis.keywords, tags=note.tags or analysis.tags,
+            keywords=note.keywords or distinct_forms(analysis.keywords), tags=note.tags or distinct_forms(analysis.tags),
             context=note.context or analysis.context,
         )
         own_neighbourhood, refreshed = neighbourhoods(tail, own) if existing is None and note.session else ("", {})
@@ -376,17 +396,17 @@ class Evolver:
         changes: list[_Change] = []
         for update in analysis.updates:
             neighbour = by_id[update.id]
-            tags = tuple(t for t in neighbour.tags if t not in update.remove_tags)
-            tags += tuple(t for t in update.add_tags if t not in tags)
+            removed = {word_key(t) for t in update.remove_tags}
+            tags = tuple(t for t in neighbour.tags if word_key(t) not in removed)
+            held = {word_key(t) for t in tags}
+            tags += tuple(t for t in distinct_forms(update.add_tags) if word_key(t) not in held)
             context = update.context if update.context and update.context != neighbour.context else None
             if context is None and tags == neighbour.tags:
                 continue
             grown = refreshed.pop(neighbour.id, (neighbour, None))[1]
-            changes.append(_Change(neighbour, update.reason, context, tags if tags != neighbour.tags else None, grown))
-        changes += [
-            _Change(neighbour, f"neighbourhood: note {note.id} follows in its session", None, None, grown)
-            for neighbour, grown in refreshed.values()
-        ]
+            reason = readable(update.reason, {**by_id, str(note.id): own})
+            changes.append(_Change(neighbour, reason, context, tags if tags != neighbour.tags else None, grown))
+        changes += [_Change(neighbour, "", None, None, grown) for neighbour, grown in refreshed.values()]
         # A neighbour longer than the model reads keeps its vector: new context or tags would be cut off.
         embedded = [c for c in changes if (c.context is not None or c.tags is not None)
                     and not self.embedder.fills_window(c.note.content)]
@@ -404,7 +424,7 @@ class Evolver:
         revisions = [
             Revision(
                 c.note.id, c.note.version, c.reason, vector_of.get(c.note.id), context=c.context, tags=c.tags,
-                neighbourhood=c.neighbourhood,
+                neighbourhood=c.neighbourhood, derived=c.derived,
             )
             for c in changes
         ]
@@ -416,21 +436,23 @@ class Evolver:
                     keywords=own.keywords, analysis=analysis.analysis, model=analysis.model,
                 ),
             )
+        named = {**by_id, str(note.id): own}
         links = tuple(
-            Link(note.id, link.target_id, link.type, link.reason, link.confidence) for link in analysis.links
+            Link(note.id, link.target_id, link.type, readable(link.reason, named), link.confidence)
+            for link in analysis.links
         )
         contradictions = tuple(
-            self._contradiction(note, existing, by_id[link.target_id], link.reason)
+            self._contradiction(note, existing, by_id[link.target_id], readable(link.reason, named))
             for link in analysis.links if link.type == "CONTRADICTS"
         )
         own_passages = () if existing else passages if passages is not None else self.embedder.passages([own.content])[0]
         given = None if analysis.entities is None else [analysis.entities]
-        found = [extracted] if extracted is not None else extract(self.extractor, [own])
+        found = [extracted] if extracted is not None else extract(self.extractor, [own], assistant=self.settings.tiers.assistant)
         mentions = note_mentions([own], found, given)[0]
         decision = {
             "links": [asdict(link) for link in analysis.links],
             "updates": [asdict(update) for update in analysis.updates],
-            "revisions": [revision.id for revision in revisions],  # the updates that change something
+            "revisions": [r.id for r in revisions if not r.derived],  # the updates that change something
             "dropped": list(analysis.dropped),
             "degraded": analysis.degraded_reason,
             "superseded": [old for old, _, _ in contradictions],

@@ -6,4 +6,5 @@ node {.*, embedding: null, external_vector: null, attached: null, attached_befor
       updated_at: node.updated_at.epochMillis, last_accessed: node.last_accessed.epochMillis,
       valid_from: node.valid_from.epochMillis, valid_to: node.valid_to.epochMillis,
       invalid_at: node.invalid_at.epochMillis, archived_at: node.archived_at.epochMillis,
-      archived_periods: [bound IN coalesce(node.archived_periods, []) | bound.epochMillis]}
+      archived_periods: [bound IN coalesce(node.archived_periods, []) | bound.epochMillis],
+      neighbourhood_after: [bound IN coalesce(node.neighbourhood_after, []) | bound.epochMillis]}

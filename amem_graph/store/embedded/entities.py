@@ -67,11 +67,14 @@ class EmbeddedEntities:
                 changes["aliases"] = [*aliases, m.name]
             self.graph.set(entity, **changes)
 
-    def entities(self, *, keys: Sequence[str] | None = None, limit: int = EVERY, offset: int = 0) -> list[Entity]:
+    def entities(
+        self, *, keys: Sequence[str] | None = None, limit: int = EVERY, offset: int = 0, least_topic_mentions: int = 0,
+    ) -> list[Entity]:
         """cypher/entity/by_key and list.cypher."""
         if keys is not None:
             return [self._record(n) for k in keys if (n := self._entity(k)) is not None]
-        roots = (n for n in self.graph.labelled("Entity", self.tenant) if self._into(n) is None)
+        roots = (n for n in self.graph.labelled("Entity", self.tenant) if self._into(n) is None
+                 and (n.props["kind"] != "topic" or n.props["mentions"] >= least_topic_mentions))
         nodes = sorted(roots, key=lambda n: (-n.props["mentions"], n.props["key"]))
         return [self._record(n) for n in nodes[offset: offset + limit]]
 

@@ -136,6 +136,10 @@ class EmbeddedNotes:
             node = self._note(revision.id)
             if node is None:
                 continue
+            if not revision.versioned:  # cypher/note/refresh.cypher
+                after = [*(node.props.get("neighbourhood_after") or ()), self.now]
+                self.graph.set(node, **_stored(revision.values), neighbourhood_after=after)
+                continue
             version = self._keep_version(node, reason=revision.reason, evolution_id=evolution_id)
             values = _stored(revision.values)
             if revision.embedding is not None:
@@ -162,7 +166,7 @@ class EmbeddedNotes:
         self.graph.create_rel("HAS_VERSION", node, version)
         return version
 
-    def delete_note(self, note_id: str, *, erase: tuple[str, str] | None = None) -> list[str] | None:
+    def delete_note(self, note_id: str, *, erase: tuple[str, str, datetime | None] | None = None) -> list[str] | None:
         """cypher/note/delete.cypher, then cypher/note/erase_text.cypher."""
         restored = self._delete(note_id)
         if restored is not None and erase is not None:
@@ -202,9 +206,13 @@ class EmbeddedNotes:
                 graph.delete_node(entity)
         return [older.props["id"] for older in restored]
 
-    def _erase_text(self, session: str, line: str) -> None:
+    def _erase_text(self, session: str, line: str, joined: datetime | None) -> None:
         graph = self.graph
         notes = list(graph.in_session("Note", self.tenant, session))
+        for note in notes:
+            after = note.props.get("neighbourhood_after") or []
+            if joined in after:
+                graph.set(note, neighbourhood_after=[bound for bound in after if bound != joined])
         holders = notes + [graph.other(r, n) for n in notes for r in graph.relationships(n, ["HAS_VERSION"])]
         for holder in holders:
             text = holder.props.get("neighbourhood")
