@@ -23,9 +23,9 @@ def fill(memory: AgenticMemory) -> None:
     turns = ["Caroline: I went to the pottery class on Friday.", "Melanie: Did you make a bowl at the class?",
              "Caroline: Yes, a blue pottery bowl for my mum.", "Melanie: Your mum will love the bowl."]
     ids = [memory.add(t, session="s1").id for t in turns]
-    memory.add("Caroline gave her mum a blue bowl she made in pottery class.")
-    memory.update(ids[1], tags=["question"], reason="tagged")
-    memory.delete(ids[2])
+    memory.add("Caroline gave her mum a blue bowl she made in pottery class.")  # evolves the third turn
+    memory.update(ids[3], tags=["praise"], reason="tagged")
+    memory.delete(ids[1])
     memory.retention.archive([ids[0], ids[3]])
     memory.retention.restore([ids[3]])
     for i in range(3):

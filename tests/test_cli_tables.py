@@ -121,7 +121,8 @@ def test_note_commands(cli_env: dict[str, str], cli_tenant: str) -> None:
     assert NOTES[0] in shown and "RELATES_TO" in shown and "earlier versions" in shown
     history = run(cli_env, "history", first[:8], "-t", cli_tenant)
     versions = rows(history, "version")
-    assert versions[0]["version"] == "1" and second in versions[0]["reason"].replace(" ", "")  # folded, whole
+    said = "".join(NOTES[1].split()[:6])  # the reason names the note that evolved it by its words
+    assert versions[0]["version"] == "1" and said in versions[0]["reason"].replace(" ", "")  # folded, whole
     evolutions = rows(history, "evolution")
     assert [row["trigger"] for row in evolutions] == [first[:8], second[:8]]
     assert evolutions[1]["revised"] == f"{first[:8]} v1" and evolutions[0]["analysis"] == "heuristic (heuristic-v1)"

@@ -69,14 +69,14 @@ def test_bulk_add_stops_at_a_batch_whose_extraction_fails(memory: AgenticMemory)
             return super().mentions(texts)
 
     memory._extractor = Failing()
-    topics = ["gardening"] * 5 + ["tulips"] * 5 + ["roses"] * 5
+    topics = ["kombucha"] * 5 + ["tulips"] * 5 + ["roses"] * 5
     items = [NoteInput(content=f"turn {i} about {topic}", source=f"D2:{i}") for i, topic in enumerate(topics)]
     reported: list[int] = []
     with pytest.raises(RuntimeError, match="extractor broke"):
         memory.add_many(items, batch_size=5, on_batch=reported.append)
     assert reported == [5]
     assert sorted(n.source for n in memory.list(limit=100)) == [f"D2:{i}" for i in range(5)]
-    assert memory.entities.get("gardening").mentions == 5  # the committed batch has its entities
+    assert memory.entities.get("kombucha").mentions == 5  # the committed batch has its entities
 
 
 def test_bulk_add_with_one_bad_item_writes_nothing(memory: AgenticMemory, count_nodes: Callable) -> None:

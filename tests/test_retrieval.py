@@ -102,18 +102,25 @@ def test_the_tenant_filter_never_leaks(settings: Settings, memory: AgenticMemory
             other.admin.delete_tenant(other_tenant)
 
 
-def test_session_turns_are_chained_and_their_neighbourhood_refreshed_with_history(memory: AgenticMemory) -> None:
+def test_session_turns_are_chained_and_their_neighbourhood_refreshed_without_history(memory: AgenticMemory) -> None:
     turns = ["Alice: I adopted a beagle.", "Bob: What is its name?", "Alice: Max, after my grandfather.",
              "Bob: Does Max bark?"]
-    notes = [memory.add(t, session="s1", source=f"D1:{i}") for i, t in enumerate(turns, start=1)]
+    notes, moments = [], []
+    for i, turn in enumerate(turns, start=1):
+        notes.append(memory.add(turn, session="s1", source=f"D1:{i}"))
+        moments.append(datetime.now(timezone.utc))
     first, second, third, fourth = (memory.get(n.id) for n in notes)
     assert [n.seq for n in (first, second, third, fourth)] == [1, 2, 3, 4]
     assert first.speaker == "Alice" and second.speaker == "Bob"
     assert first.neighbourhood == "\n".join(turns[:3])  # itself and the two turns after it
     assert fourth.neighbourhood == "\n".join(turns[1:])  # two before, itself
-    versions = memory.history(first.id).versions
-    assert [v.neighbourhood for v in versions] == ["\n".join(turns[:1]), "\n".join(turns[:2])]
-    assert all("follows in its session" in v.reason for v in versions) and first.version == 3
+    # Derived text is not history: the refreshes kept no version, and reads as of a moment cut it back.
+    assert memory.history(first.id).versions == () and first.version == 1
+    assert [memory.get(first.id, as_of=at).neighbourhood for at in moments] == [
+        "\n".join(turns[:1]), "\n".join(turns[:2]), "\n".join(turns[:3]), "\n".join(turns[:3])]
+    memory.update(first.id, tags=["beagle"], reason="tagged by hand")  # a version holds the text of its moment
+    assert memory.get(first.id, as_of=moments[0]).neighbourhood == "\n".join(turns[:1])
+    assert memory.get(first.id, as_of=moments[1]).neighbourhood == "\n".join(turns[:2])
     assert first.content == turns[0]  # what was said is never rewritten
     # The neighbourhood is searchable: "beagle" is said only in the first turn.
     found = memory.search("beagle", mode="fulltext", hops=0, k=10)

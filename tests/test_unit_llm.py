@@ -78,7 +78,7 @@ def test_heuristic_links_need_similarity_or_shared_terms_and_name_their_evidence
     # a closely linked neighbour that has the new note's tags in its words gets them, in one form each, and its
     # reason names the new note by its words
     assert evolved.updates == (NeighbourUpdate(
-        id="c", add_tags=("chase", "max"), reason="tags chase, max shared with the related “Max chased the ball. Max caught the red…”",
+        id="c", add_tags=("chase", "max"), reason="tags chase, max shared with the related “Max chased the ball. Max caught the red...”",
     ),)
     tagged = [SearchHit(note("c", "Max chased his red ball.", tags=("chasing", "max")), 0.5, vector_score=0.9)]
     assert HeuristicAnalyser().analyse(NoteInput(content=BALL, id="new"), tagged).updates == ()

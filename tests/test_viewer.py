@@ -70,7 +70,7 @@ def test_the_network_is_the_tenants_notes_links_sessions_and_entities(viewer: Vi
     assert summary["tenant"] == viewer._views.memory.tenant
     assert summary["counts"]["Note"] == 7 and summary["first"] < summary["now"]
     suggested = api(viewer, "suggest")
-    assert "s1" in suggested["sessions"] and "beagle" in suggested["entities"]
+    assert "s1" in suggested["sessions"] and "Denver" in suggested["entities"]
 
     net = api(viewer, "network")
     ids = {n["note"]["id"] for n in net["notes"]}
@@ -78,8 +78,8 @@ def test_the_network_is_the_tenants_notes_links_sessions_and_entities(viewer: Vi
     assert any(link["source_id"] == data.shoes and link["target_id"] == data.dog and link["type"] == "ELABORATES"
                and link["reason"] == "the dog that chewed them" for link in net["links"])
     assert [data.dog, data.shoes] in net["session_steps"] and [data.shoes, data.hostile] in net["session_steps"]
-    beagle = next(key for key, entity in net["entities"].items() if entity["name"] == "beagle")
-    assert [data.dog, beagle] in net["mentions"]
+    denver = next(key for key, entity in net["entities"].items() if entity["name"] == "Denver")
+    assert [data.new_home, denver] in net["mentions"]
     assert all("embedding" not in n["note"] or n["note"]["embedding"] is None for n in net["notes"])
 
     everything = api(viewer, "network", all=1)
@@ -88,7 +88,7 @@ def test_the_network_is_the_tenants_notes_links_sessions_and_entities(viewer: Vi
     assert states[data.archived] == "archived"
 
     assert {n["note"]["id"] for n in api(viewer, "network", session="s1")["notes"]} == {data.dog, data.shoes, data.hostile}
-    assert {n["note"]["id"] for n in api(viewer, "network", entity="beagle")["notes"]} == {data.dog}
+    assert {n["note"]["id"] for n in api(viewer, "network", entity="Denver")["notes"]} == {data.new_home}
     limited = api(viewer, "network", limit=2)
     assert len(limited["notes"]) == 2 and limited["more"] is True
 
@@ -124,7 +124,7 @@ def test_a_note_shows_its_versions_as_a_diff_its_links_and_entities(viewer: View
     assert change["before"]["content"] == "Alice adopted a beagle named Max in May 2023."
     link = next(link for link in note["links"] if link["other_id"] == data.shoes and link["type"] == "ELABORATES")
     assert not link["outgoing"] and link["reason"] == "the dog that chewed them" and link["other"]["content"].startswith("Max chewed")
-    assert any(e["name"] == "beagle" for e in note["entities"])
+    assert any(e["name"] == "Alice" for e in note["entities"])
     assert note["evolutions"], "the note's own analysis is an evolution"
 
     old = api(viewer, f"note/{data.old_home}")

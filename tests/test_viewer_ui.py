@@ -106,7 +106,7 @@ def test_the_viewer_in_a_browser(
             _shot(page, "search")
 
             page.locator('#tabs button[data-tab="entities"]').click()
-            page.locator("#details .entity-row").filter(has_text="beagle").first.click()
+            page.locator("#details .entity-row").filter(has_text="Denver").first.click()
             page.locator("#details h3").filter(has_text="Mentions over time").wait_for()
             page.locator('#tabs button[data-tab="tiers"]').click()
             page.locator("#details").get_by_text("Max loved the waves.").wait_for()

@@ -333,6 +333,10 @@ def _tiers_ablations(
     return result
 
 
+def _document(note: NoteInput) -> str:
+    return f"[{locomo.stamp(note.event_time)}] {note.content}" if note.event_time else note.content
+
+
 def _baselines(
     memory: AgenticMemory, questions: Sequence[tuple[str, locomo.Question]],
     turns: dict[str, Sequence[NoteInput]], ks: Sequence[int], depth: int,
@@ -349,16 +353,17 @@ def _baselines(
 
 
 class FlatIndex:
-    """One conversation's turns as flat documents: normalised embeddings and BM25 statistics."""
+    """One conversation's turns as flat documents, as the data README indexes them (`[<session date-time>]
+    <speaker>: <text>`): normalised embeddings and BM25 statistics."""
 
     K1, B = 1.5, 0.75
 
     def __init__(self, embedder: Embedder, notes: Sequence[NoteInput]) -> None:
         self.embedder = embedder
-        self.notes = [Note(id=str(n.source), tenant="flat", content=n.content, content_hash="", source=n.source)
+        self.notes = [Note(id=str(n.source), tenant="flat", content=_document(n), content_hash="", source=n.source)
                       for n in notes]
-        self.vectors = embedder.embed([n.content for n in notes])
-        self.docs = [Counter(_tokens(n.content)) for n in notes]
+        self.vectors = embedder.embed([n.content for n in self.notes])
+        self.docs = [Counter(_tokens(n.content)) for n in self.notes]
         self.lengths = np.array([sum(d.values()) for d in self.docs], dtype=float)
         frequency: Counter[str] = Counter(t for d in self.docs for t in d)
         n = len(self.docs)

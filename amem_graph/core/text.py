@@ -7,7 +7,8 @@ from collections.abc import Iterable
 from functools import lru_cache
 
 import Stemmer
-from lemminflect import getAllLemmas
+
+from .words import readings
 
 # Function words and chat filler: RAKE's phrase boundaries, and words a search query is better without.
 STOP_WORDS = frozenset(
@@ -67,7 +68,7 @@ def word_form(word: str) -> str:
     out = []
     for w in words:
         w = w.removesuffix("'s").strip("'")
-        lemmas = getAllLemmas(w) if w.isalpha() else {}
+        lemmas = readings(w) if w.isalpha() else {}
         for part in ("NOUN", "VERB", "ADJ"):
             if lemmas.get(part):
                 w = lemmas[part][0]
@@ -92,7 +93,7 @@ EXCERPT_WORDS = 8
 def excerpt(content: str, words: int = EXCERPT_WORDS) -> str:
     """A note named by its words, in quotes: the first `words` of what it says, without its stamp or speaker."""
     said = (split_speaker(content)[1] or content).split()
-    return "“" + " ".join(said[:words]) + ("…" if len(said) > words else "") + "”"
+    return "“" + " ".join(said[:words]) + ("..." if len(said) > words else "") + "”"
 
 
 def stem(word: str) -> str:

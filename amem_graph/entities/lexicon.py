@@ -1,16 +1,15 @@
-"""What the extractors know of English words: which forms a word has (lemminflect's dictionary of nouns, verbs,
-adjectives and adverbs), how common it is (english.py), and the names whose kind is known (data/names.txt)."""
+"""What the extractors know of English words: which parts of speech a word can be (core/words.py), chat words no
+dictionary holds, and the names whose kind is known (data/names.txt, data/given_names.txt)."""
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import cache, lru_cache
+from functools import cache
 from importlib import resources
 
-from lemminflect import getAllLemmas
-
 from ..core.text import STOP_WORDS
+from ..core.words import readings as _readings
 from ..models import EntityKind
 
 # Words that open or fill a chat message and are never a name, whatever their capitals.
@@ -49,11 +48,10 @@ SLANG = frozenset(
 )
 
 
-@lru_cache(maxsize=1 << 16)
 def readings(word: str) -> dict[str, tuple[str, ...]]:
-    """The parts of speech a lower-case word form can be, each with its lemmas ({} for a word the dictionary does
-    not hold: a name, a brand, slang or a typo)."""
-    return getAllLemmas(word) if word.isalpha() else {}
+    """The parts of speech a lower-case word can be, each with its lemmas ({} for a word the dictionary does not
+    hold: a name, a brand, slang or a typo)."""
+    return _readings(word) if word.isalpha() else {}
 
 
 def known(word: str) -> bool:

@@ -5,9 +5,10 @@ and content), and a session's turns already held are skipped (turns are taken in
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, fields
-from datetime import datetime
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Literal
 
@@ -71,12 +72,35 @@ def _record(number: int, line: str, kind: str, fields: set[str], required: str |
 
 def _note(number: int, line: str, max_chars: int) -> NoteInput:
     record = _record(number, line, "note", NOTE_FIELDS, "content")
+    if record.get("event_time") is None and isinstance(record["content"], str):
+        when, said = dated(record["content"])
+        if when is not None:
+            record = {**record, "content": said, "event_time": when}
     try:
         return validation.note_input(NoteInput(**{
             **record, "keywords": tuple(record.get("keywords") or ()), "tags": tuple(record.get("tags") or ()),
         }), max_chars)
     except (InvalidInput, TypeError) as err:
         raise InvalidInput(f"line {number}: {err}") from None
+
+
+_STAMP = re.compile(r"^\s*\[([^\]]{1,80})\]\s*")
+
+
+def dated(content: str) -> tuple[datetime | None, str]:
+    """A note's leading time stamp ("[1:56 pm on 8 May, 2023] Gina: ..." or an ISO-8601 one) as its event time,
+    and what was said without it; (None, content) when it has none. What was said holds no date."""
+    match = _STAMP.match(content)
+    if match is None:
+        return None, content
+    try:
+        when = datetime.strptime(match.group(1).strip(), locomo.DATE_FORMAT).replace(tzinfo=timezone.utc)
+    except ValueError:
+        try:
+            when = validation.event_time(match.group(1).strip())
+        except InvalidInput:
+            return None, content
+    return when, content[match.end():] or content
 
 
 def _turn_note(note: NoteInput, max_chars: int) -> NoteInput:

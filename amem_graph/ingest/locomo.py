@@ -40,8 +40,9 @@ def pick(conversations: list[dict[str, Any]], sample_id: str | None) -> dict[str
 
 
 def turns(conversation: dict[str, Any]) -> list[NoteInput]:
-    """One note per turn, in order: `[<session date-time>] <speaker>: <text>`, event time from the
-    session, source the turn's dia_id, session "session_<n>"."""
+    """One note per turn, in order: `<speaker>: <text>` (a shared image's caption after it), event time from the
+    session's date-time (what was said holds no date: the note's event time does), source the turn's dia_id,
+    session "session_<n>"."""
     dialogue = conversation["conversation"]
     notes: list[NoteInput] = []
     for session in sorted((k for k in dialogue if k.startswith("session_") and k.split("_")[1].isdigit()
@@ -54,11 +55,16 @@ def turns(conversation: dict[str, Any]) -> list[NoteInput]:
                 text = f"{text} [shares a photo: {caption}]"
             notes.append(
                 NoteInput(
-                    content=f"[{stamp}] {turn['speaker']}: {text}", source=turn["dia_id"], event_time=when,
+                    content=f"{turn['speaker']}: {text}", source=turn["dia_id"], event_time=when,
                     session=session, speaker=turn["speaker"],
                 )
             )
     return notes
+
+
+def stamp(when: datetime) -> str:
+    """A time as LoCoMo writes a session's date-time ("1:56 pm on 8 May, 2023")."""
+    return f"{when.hour % 12 or 12}:{when:%M} {'am' if when.hour < 12 else 'pm'} on {when.day} {when:%B}, {when.year}"
 
 
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial"}
