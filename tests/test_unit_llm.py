@@ -73,15 +73,20 @@ def test_heuristic_links_need_similarity_or_shared_terms_and_name_their_evidence
     assert (links["s"].reason, links["s"].confidence) == ("says something alike: “Completely unrelated taxes.”", 0.36)
     assert (links["n"].reason, links["n"].confidence) == ("both mention max: “Max naps all afternoon.”", 0.39)
     assert result.updates == ()  # links this loose (confidence under 0.5) evolve no neighbour
-    close = SearchHit(note("c", "Max chased his red ball."), 0.5, vector_score=0.9)  # cosine 0.8 and four shared terms
-    evolved = HeuristicAnalyser().analyse(NoteInput(content=f"Nate: {BALL}", id="new"), [close])
-    # a closely linked neighbour that has the new note's tags in its words gets them, in one form each, and its
-    # reason names the new note by its words
+    frisbee = "Nate: Biscuit chased the frisbee. Biscuit caught the red frisbee."
+    close = SearchHit(note("c", "Biscuit chased his red frisbee.", session="s1"), 0.5, vector_score=0.9)
+    looser = SearchHit(note("l", "Biscuit naps after chasing.", session="s1"), 0.5, vector_score=0.85)
+    evolved = HeuristicAnalyser().analyse(NoteInput(content=frisbee, id="new", session="s2"), [looser, close])
+    # One note evolves, the closest (confidence 1.0 against 0.72): it gets the new note's tags that its words
+    # hold and that are no common English words ("catch", "chase" are), and the reason names the new note by its words
+    assert [link.confidence for link in evolved.links] == [0.72, 1.0]
     assert evolved.updates == (NeighbourUpdate(
-        id="c", add_tags=("chase", "max"), reason="tags chase, max shared with the related “Max chased the ball. Max caught the red...”",
+        id="c", add_tags=("biscuit",), reason="tags biscuit shared with the related “Biscuit chased the frisbee. Biscuit caught the red...”",
     ),)
-    tagged = [SearchHit(note("c", "Max chased his red ball.", tags=("chasing", "max")), 0.5, vector_score=0.9)]
-    assert HeuristicAnalyser().analyse(NoteInput(content=BALL, id="new"), tagged).updates == ()
+    same_session = HeuristicAnalyser().analyse(NoteInput(content=frisbee, id="new", session="s1"), [close])
+    assert same_session.updates == ()  # within a session the turns' neighbourhood joins them already
+    tagged = [SearchHit(note("c", "Biscuit chased his red frisbee.", tags=("biscuits",)), 0.5, vector_score=0.9)]
+    assert HeuristicAnalyser().analyse(NoteInput(content=frisbee, id="new"), tagged).updates == ()  # one form a word
 
 
 def test_analysis_prompt_shows_candidates_by_handle_with_dates_and_limits() -> None:

@@ -177,7 +177,8 @@ def run(
             report, mappings[tenant] = locomo_tiers.ingest(memory, pages_tenant, notes)
             report["tenant"] = pages_tenant
             tiers["conversations"][conversation["sample_id"]] = report
-        flat[tenant] = notes
+        documents = locomo.documents(conversation)
+        flat[tenant] = [replace(note, content=documents[str(note.source)]) for note in notes]
         known = {str(note.source) for note in notes}
         questions += [(tenant, q) for q in locomo.questions(conversation, dropped, known)][:limit]
     depth = max(ks)
@@ -333,16 +334,12 @@ def _tiers_ablations(
     return result
 
 
-def _document(note: NoteInput) -> str:
-    return f"[{locomo.stamp(note.event_time)}] {note.content}" if note.event_time else note.content
-
-
 def _baselines(
     memory: AgenticMemory, questions: Sequence[tuple[str, locomo.Question]],
     turns: dict[str, Sequence[NoteInput]], ks: Sequence[int], depth: int,
 ) -> dict[str, Any]:
     """Flat retrieval over the bare turns, in process as the data README measured it (one document per
-    turn): exact dense cosine, Okapi BM25, and 0.5·minmax(dense) + 0.5·minmax(BM25). In process, so
+    turn, `[<session date-time>] <speaker>: <text>`, locomo.documents): exact dense cosine, Okapi BM25, and 0.5·minmax(dense) + 0.5·minmax(BM25). In process, so
     that they neither share Neo4j's vector index with the engine's tenants nor pay its round trips."""
     flat = {tenant: FlatIndex(memory.embedder, notes) for tenant, notes in turns.items()}
 
@@ -353,14 +350,13 @@ def _baselines(
 
 
 class FlatIndex:
-    """One conversation's turns as flat documents, as the data README indexes them (`[<session date-time>]
-    <speaker>: <text>`): normalised embeddings and BM25 statistics."""
+    """One conversation's turns as flat documents: normalised embeddings and BM25 statistics."""
 
     K1, B = 1.5, 0.75
 
     def __init__(self, embedder: Embedder, notes: Sequence[NoteInput]) -> None:
         self.embedder = embedder
-        self.notes = [Note(id=str(n.source), tenant="flat", content=_document(n), content_hash="", source=n.source)
+        self.notes = [Note(id=str(n.source), tenant="flat", content=n.content, content_hash="", source=n.source)
                       for n in notes]
         self.vectors = embedder.embed([n.content for n in self.notes])
         self.docs = [Counter(_tokens(n.content)) for n in self.notes]

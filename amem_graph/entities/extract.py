@@ -9,6 +9,7 @@ from datetime import datetime
 from functools import cache
 from typing import Protocol
 
+from ..core.english import common_word
 from ..core.entity_keys import entity_key
 from ..core.text import split_speaker
 from ..models import EntityKind, Mention, Note, NoteInput
@@ -61,7 +62,8 @@ def note_mentions(
     extra = given if given is not None else [() for _ in notes]
     out = []
     for note, mentions, named in zip(notes, found, extra, strict=True):
-        key = entity_key(note.speaker, kind="person") if note.speaker else ""
+        # A speaker is a person, unless the name is a role written as a common word ("user", "assistant").
+        key = entity_key(note.speaker, kind="person") if note.speaker and not common_word(note.speaker) else ""
         speaker = (Mention(key, note.speaker, "person", SPEAKER_CONFIDENCE),) if key else ()
         held = {m.key for m in (*speaker, *mentions)}
         added = (typed for m in named if (typed := _typed(m)).key not in held)

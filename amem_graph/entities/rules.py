@@ -339,8 +339,8 @@ def _role(word: str, low: str, previous: str, named: bool, first: bool) -> Role:
         if len(pieces) > 1 and all(p.isalpha() for p in pieces):  # "dairy-free", "self-care"
             return Role.NOUN if "NOUN" in readings(pieces[-1]) else Role.MODIFIER
         return Role.NOUN if low.isalpha() and len(low) >= 4 else Role.OTHER
-    if previous in _SUBJECTS and "VERB" in parts:
-        return Role.OTHER
+    if "VERB" in parts and (previous in _SUBJECTS or any(lemma in STOP_WORDS for lemma in parts["VERB"])):
+        return Role.OTHER  # after a subject, "to" or a modal, or a form of a verb like "keep": a verb
     if "NOUN" in parts or (low.endswith("ing") and "VERB" in parts and previous in _ARTICLES_AND_VERBS):
         return Role.NOUN
     if "ADJ" in parts:

@@ -62,9 +62,14 @@ def turns(conversation: dict[str, Any]) -> list[NoteInput]:
     return notes
 
 
-def stamp(when: datetime) -> str:
-    """A time as LoCoMo writes a session's date-time ("1:56 pm on 8 May, 2023")."""
-    return f"{when.hour % 12 or 12}:{when:%M} {'am' if when.hour < 12 else 'pm'} on {when.day} {when:%B}, {when.year}"
+def documents(conversation: dict[str, Any]) -> dict[str, str]:
+    """Each turn as the data README indexes it for its flat baselines: `[<session date-time>] <speaker>: <text>`,
+    by dia_id."""
+    dialogue = conversation["conversation"]
+    return {
+        str(note.source): f"[{dialogue.get(f'{note.session}_date_time', '')}] {note.content}"
+        for note in turns(conversation)
+    }
 
 
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial"}

@@ -12,6 +12,7 @@ import re
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 
+from ..core.english import COMMON_RANK, rank
 from ..core.text import STOP_WORDS, excerpt, split_speaker, stem, word_form, word_key
 from ..models import NeighbourUpdate, NoteAnalysis, NoteInput, ProposedLink, SearchHit
 
@@ -65,6 +66,12 @@ def rake(text: str, limit: int = MAX_KEYWORDS) -> tuple[list[str], dict[str, flo
     return ranked[:limit], word_score
 
 
+def _distinctive(tag: str) -> bool:
+    """A tag worth evolving a neighbour for: no common English word ("use", "bit")."""
+    found = rank(tag)
+    return found is None or found >= COMMON_RANK
+
+
 def content_terms(texts: Iterable[str]) -> dict[str, str]:
     """Stem → first surface form, for the content words of `texts` (also what an LLM's answer is checked
     against: llm.analyser)."""
@@ -95,11 +102,14 @@ class HeuristicAnalyser:
             if link is None:
                 continue
             links.append(link)
-            if link.confidence < EVOLVE_CONFIDENCE:
-                continue  # a neighbour evolves for a close relation only: a loose one is a link, not a new tag
+            if link.confidence < EVOLVE_CONFIDENCE or (note.session and hit.note.session == note.session):
+                # A neighbour evolves for a close relation only (a loose one is a link, not a new tag), and from
+                # another session: within one, the turns' neighbourhood text already joins them.
+                continue
             theirs = content_terms([split_speaker(hit.note.content)[1], *hit.note.keywords])
             held = {word_key(t) for t in hit.note.tags}
-            new_tags = [t for w, t in zip(words, tags, strict=True) if stem(w) in theirs and word_key(t) not in held][:2]
+            new_tags = [t for w, t in zip(words, tags, strict=True)
+                        if stem(w) in theirs and word_key(t) not in held and _distinctive(t)][:2]
             if new_tags:
                 updates.append(
                     NeighbourUpdate(
@@ -107,6 +117,9 @@ class HeuristicAnalyser:
                         reason=f"tags {', '.join(new_tags)} shared with the related {excerpt(note.content)}",
                     )
                 )
+        if updates:  # one add evolves one note: the one it relates to most closely
+            confidence = {link.target_id: link.confidence for link in links}
+            updates = [max(updates, key=lambda u: confidence[u.id])]
         return NoteAnalysis(
             keywords=tuple(keywords), context=self._context(speaker, keywords, note), tags=tuple(tags),
             links=tuple(links), updates=tuple(updates), analysis="heuristic", model=VERSION,
