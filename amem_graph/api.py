@@ -218,7 +218,8 @@ class AgenticMemory:
         vectors: np.ndarray, passages: Sequence[Sequence[Passage]], mentions: Sequence[Sequence[Mention]],
     ) -> list[str]:
         dimension = self.embedder.dimension
-        rows = [note_row(n, vector, "none", None, dimension, passages=parts)
+        extracted = self._extractor.version if self._extractor is not None else None
+        rows = [note_row(n, vector, "none", None, dimension, passages=parts, extracted=extracted)
                 for n, vector, parts in zip(fresh, vectors, passages, strict=True)]
 
         def work(tx: Tx) -> list[tuple[str, bool]]:

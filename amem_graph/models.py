@@ -123,12 +123,14 @@ class Note:
     neighbourhood: str = ""  # the turns around it in its session (itself included), kept current as turns arrive
     # When each turn after it joined `neighbourhood` (derived text keeps no versions): as-of reads cut it back.
     neighbourhood_after: tuple[datetime, ...] = field(default=(), repr=False)
+    extracted: str | None = field(default=None, repr=False)  # the entity extractor that read it (its `version`)
     links: tuple[Link, ...] = ()
     embedding: tuple[float, ...] | None = field(default=None, repr=False)
 
     def to_dict(self, *, with_embedding: bool = False) -> dict[str, Any]:
         """JSON-ready form (ISO times, links as dicts)."""
-        return _fields(self, skip=("neighbourhood_after",) if with_embedding else ("embedding", "neighbourhood_after"))
+        hidden = ("neighbourhood_after", "extracted")
+        return _fields(self, skip=hidden if with_embedding else ("embedding", *hidden))
 
 
 @dataclass(frozen=True)

@@ -20,10 +20,12 @@ Records = tuple[list[dict[str, Any]], list[dict[str, Any]]]
 def fill(memory: AgenticMemory) -> None:
     """Notes that link and evolve, a session chain, an update (a version), a deletion, an archived note and a
     restored one, tier pages."""
-    turns = ["Caroline: I went to the pottery class on Friday.", "Melanie: Did you make a bowl at the class?",
+    turns = ["Caroline: I went to the pottery class on Friday and fired a ceramic vase in the kiln.",
+             "Melanie: Did you make a bowl at the class?",
              "Caroline: Yes, a blue pottery bowl for my mum.", "Melanie: Your mum will love the bowl."]
     ids = [memory.add(t, session="s1").id for t in turns]
-    memory.add("Caroline gave her mum a blue bowl she made in pottery class.")  # evolves the third turn
+    memory.add("Caroline gave her mum a blue bowl she made in pottery class.")
+    memory.add("Caroline: The kiln fired my vase twice.")  # another session's note: evolves the first turn
     memory.update(ids[3], tags=["praise"], reason="tagged")
     memory.delete(ids[1])
     memory.retention.archive([ids[0], ids[3]])
@@ -36,7 +38,7 @@ def test_what_the_engine_writes_is_sound(memory: AgenticMemory) -> None:
     fill(memory)
     report = memory.admin.check()
     assert report.sound, report.violations
-    assert report.notes == 4 and report.nodes > report.notes and report.relationships > 0
+    assert report.notes == 5 and report.nodes > report.notes and report.relationships > 0
     assert memory.tenant in memory.admin.tenants()
 
 

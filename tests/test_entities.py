@@ -205,23 +205,37 @@ def test_with_an_llm_the_analysis_names_the_entities(memory: AgenticMemory, sett
     assert "mona lisa" in found and "louvre" in found
 
 
-def test_backfill_finds_the_entities_of_notes_from_before_and_counts_nothing_twice(memory: AgenticMemory) -> None:
-    from amem_graph.entities.lookup import Entities
+def test_backfill_finds_the_entities_again_and_keeps_the_merges(memory: AgenticMemory) -> None:
+    from amem_graph.store.base import MentionWrite
 
-    memory.add("Gina: Luna the cat sleeps all day.")
+    memory.add("Gina: Luna the cat sleeps all day.", speaker="Gina")
     before = _entities(memory)
-    blind = Entities(memory._store, memory.tenant, None)  # as if the notes came from a store without entities
-    assert blind.backfill(batch=1) == 1 and _entities(memory) == before  # nothing counted twice
+    assert memory.entities.backfill() == 0 and _entities(memory) == before  # read by today's extractor already
     with pytest.raises(InvalidInput):
         memory.entities.backfill(batch=0)
-    memory.delete(memory.list()[0].id)
-    assert _entities(memory) == {}
-    checked = validation.note_input(NoteInput("Jon: Rome was hot.", speaker="Jon"), 1000)
+    # A note as an older release wrote it: no record of an extractor, and what the rules of then found.
+    checked = validation.note_input(NoteInput("Jon: Rome was hot, my photo of Lunita shows it.", speaker="Jon"), 1000)
     old = note_row(checked, memory.embedder.embed_one("Rome"), "none", None, memory.embedder.dimension)
-    memory._store.write(memory.tenant, lambda tx: tx.create_notes([old]))  # a note as schema 5 wrote it
-    assert _entities(memory) == {}
-    assert memory.entities.backfill() == 1 and _entities(memory) == {"jon": ("person", 1), "rome": ("place", 1)}
-    assert memory.entities.backfill() == 1 and _entities(memory)["rome"] == ("place", 1)
+    now = validation.now()
+
+    def then(tx):  # noqa: ANN001, ANN202
+        [(note_id, _)] = tx.create_notes([old])
+        tx.mention([MentionWrite(note_id, "jon", "Jon", "person", 1.0, now, sure=True),
+                    MentionWrite(note_id, "rome", "Rome", "person", 0.5, now),  # the old rules: a capital, a person
+                    MentionWrite(note_id, "photo", "photo", "thing", 0.5, now),  # and every content word a thing
+                    MentionWrite(note_id, "lunita", "Lunita", "person", 0.5, now)])
+
+    memory._store.write(memory.tenant, then)
+    memory.entities.merge("Lunita", "Luna", reason="nickname")
+    assert _entities(memory)["photo"] == ("thing", 1)
+    assert memory.entities.backfill(batch=1) == 1  # the old note only
+    found = _entities(memory)
+    assert "photo" not in found and found["rome"] == ("place", 1) and found["jon"] == ("person", 1)
+    assert memory.entities.get("Lunita").key == "luna"  # the merge stays, though no note names Lunita now
+    assert memory.entities.backfill() == 0 and _entities(memory) == found  # nothing read twice
+    memory.delete(memory.list()[0].id)
+    memory.delete(memory.list()[0].id)
+    assert _entities(memory) == {}  # an entity kept for a merge, and mentioned by no note, is not listed
 
 
 def test_a_long_repetitive_note_makes_no_oversized_entity(memory: AgenticMemory) -> None:

@@ -4,6 +4,7 @@ reasons that name notes by their words, content as it was said, and `bench netwo
 from __future__ import annotations
 
 import json
+import time
 import uuid
 from datetime import datetime, timezone
 from pathlib import Path
@@ -24,6 +25,7 @@ from amem_graph.write.evolution import readable
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 SETS = [DATA / "locomo" / "locomo-dev.json", DATA / "realtalk" / "realtalk-dev.json", DATA / "beam" / "beam-dev.json"]
 GOLD = Path(__file__).parent / "data" / "entities" / "gold.jsonl"
+STORES = ("neo4j", "embedded")
 HAVE_DATA = all(path.exists() for path in SETS)
 
 
@@ -139,4 +141,57 @@ def test_bench_network_reports_versions_entities_tags_and_lifts(cli_env: dict[st
     assert figures["revisions_derived_only"] == 0 and figures["reasons_naming_an_id"] == 0
     assert "neighbourhood" not in figures["reasons"]
     assert figures["common_word_mention_share"] <= 0.10 and figures["near_duplicate_tag_share"] <= 0.05
-    assert figures["co_evidence"]["random_pairs"] > 0
+    assert figures["co_evidence"]["all_pairs"] > figures["co_evidence"]["pairs"] > 0
+
+
+def _as_schema_9(memory: AgenticMemory) -> None:
+    """The schema marker as a release before schema 10 left it."""
+    store = memory._store
+    if memory.admin.kind == "neo4j":
+        with store._driver.session() as session:
+            session.run("MATCH (s:AmemSchema {name: 'amem-graph'}) SET s.version = 9").consume()
+    else:
+        store._write(lambda: store.graph.set(store.graph.unique("AmemSchema", name="amem-graph"), version=9))
+
+
+def test_an_older_database_folds_the_versions_its_neighbourhoods_kept(memory: AgenticMemory) -> None:
+    """Releases before schema 10 kept a version each time a turn joined a note's neighbourhood: opening the
+    database folds them into the states after them, numbers the rest again, and reads as of any moment still show
+    the fields and the neighbourhood of then."""
+    from amem_graph.maintenance import schema
+    from amem_graph.store.base import SCHEMA_VERSION, NoteRevision
+
+    turns = ["Alice: I adopted a beagle.", "Bob: What is its name?", "Alice: Max, after my grandfather."]
+    first = memory.add(turns[0], session="s1")
+
+    def bookkept(text: str) -> None:  # what an older release wrote when a turn joined the neighbourhood
+        revision = NoteRevision(first.id, {"neighbourhood": text}, f"neighbourhood: note {uuid.uuid4()} follows in its session")
+        memory._store.write(memory.tenant, lambda tx: tx.revise([revision], None))
+
+    def moment() -> datetime:  # strictly between two writes: the stores keep times to the millisecond
+        time.sleep(0.005)
+        at = datetime.now(timezone.utc)
+        time.sleep(0.005)
+        return at
+
+    moments = [moment()]
+    bookkept("\n".join(turns[:2]))
+    moments.append(moment())
+    memory.update(first.id, tags=["beagle"], reason="tagged by hand")
+    moments.append(moment())
+    bookkept("\n".join(turns))
+    moments.append(moment())
+    assert memory.get(first.id).version == 4
+    _as_schema_9(memory)
+    schema.ensure(memory._store, memory.embedder.model_name, memory.embedder.dimension)
+    assert memory.stats().schema["version"] == SCHEMA_VERSION
+    history = memory.history(first.id)
+    assert [(v.version, v.reason, v.tags) for v in history.versions] == [(1, "tagged by hand", first.tags)]
+    assert history.note.version == 2 and history.note.tags == ("beagle",) != first.tags
+    then = [memory.get(first.id, as_of=at) for at in moments]
+    assert [n.neighbourhood for n in then] == ["\n".join(turns[:1]), "\n".join(turns[:2]), "\n".join(turns[:2]),
+                                               "\n".join(turns)]
+    assert [n.tags for n in then] == [first.tags, first.tags, ("beagle",), ("beagle",)]
+    assert memory.admin.check().sound
+    schema.ensure(memory._store, memory.embedder.model_name, memory.embedder.dimension, force=True)
+    assert memory.history(first.id).note.version == 2  # once

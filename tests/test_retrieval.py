@@ -108,7 +108,9 @@ def test_session_turns_are_chained_and_their_neighbourhood_refreshed_without_his
     notes, moments = [], []
     for i, turn in enumerate(turns, start=1):
         notes.append(memory.add(turn, session="s1", source=f"D1:{i}"))
+        time.sleep(0.005)  # the stores keep times to the millisecond: the moment lies strictly between two writes
         moments.append(datetime.now(timezone.utc))
+        time.sleep(0.005)
     first, second, third, fourth = (memory.get(n.id) for n in notes)
     assert [n.seq for n in (first, second, third, fourth)] == [1, 2, 3, 4]
     assert first.speaker == "Alice" and second.speaker == "Bob"

@@ -49,6 +49,7 @@ ABLATIONS: dict[str, tuple[dict[str, Any], int | None]] = {
     "no name-free dense query": ({"strip_names": False}, None),
     "no session score": ({"session_weight": 0.0}, None),
     "no when boost": ({"when_boost": 0.0}, None),
+    "no date boost": ({"date_boost": 0.0}, None),
     "rrf fusion": ({"fusion": "rrf"}, None),
     "dense weight 0.6": ({"dense_weight": 0.6}, None),
     "dense weight 0.7": ({"dense_weight": 0.7}, None),

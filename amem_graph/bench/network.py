@@ -1,11 +1,11 @@
 """`bench network`: what the knowledge network of a conversation looks like to a person, measured. Per
 conversation and set: versions a note and their reasons, entities per 100 turns and the share of mentions that go
 to a common word, notes with near-duplicate tags, and how often two turns cited as evidence of one question (in
-different sessions) are joined by a link, within two links or by an entity, against random pairs of turns."""
+different sessions) are joined by a link, within two links or by an entity, against every pair of turns of
+different sessions."""
 
 from __future__ import annotations
 
-import random
 import re
 from collections import Counter, defaultdict
 from collections.abc import Sequence
@@ -21,14 +21,13 @@ from ..ingest import locomo
 from ..models import Note, NoteHistory, NoteVersion
 from .locomo_recall import _set_names, ingest, tenant_of
 
-RANDOM_PAIRS = 5_000  # random pairs of turns of different sessions a conversation's baseline is drawn from
 _VISIBLE = ("content", "context", "keywords", "tags", "category", "importance", "event_time")
 _ID = re.compile(r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b")
 
 
 def run(
     memory: AgenticMemory, data: Sequence[Path], *, conversations: Sequence[str] | None = None,
-    turns: int | None = None, prefix: str = "locomo-", seed: int = 58,
+    turns: int | None = None, prefix: str = "locomo-",
 ) -> dict[str, Any]:
     """Each set's conversations ingested as `bench locomo` ingests them (a tenant that holds them is reused),
     then measured; a summary per set over its conversations."""
@@ -41,7 +40,7 @@ def run(
             tenant = tenant_of(prefix, conversation)
             notes = locomo.turns(conversation)[:turns]
             ingest(memory, tenant, notes)
-            measured[str(conversation["sample_id"])] = measure(memory, tenant, conversation, random.Random(seed))
+            measured[str(conversation["sample_id"])] = measure(memory, tenant, conversation)
         if measured:
             sets[name] = {"conversations": measured, "overall": overall(list(measured.values()))}
     if conversations is not None:
@@ -52,7 +51,7 @@ def run(
             "store": memory.admin.kind}
 
 
-def measure(memory: AgenticMemory, tenant: str, conversation: dict[str, Any], rng: random.Random) -> dict[str, Any]:
+def measure(memory: AgenticMemory, tenant: str, conversation: dict[str, Any]) -> dict[str, Any]:
     histories = [memory.history(note.id, tenant=tenant) for note in _every_note(memory, tenant)]
     notes = [h.note for h in histories]
     mentions = {note.id: {e.key for e, _ in memory.entities.of_note(note.id, tenant=tenant)} for note in notes}
@@ -61,7 +60,7 @@ def measure(memory: AgenticMemory, tenant: str, conversation: dict[str, Any], rn
         **_versions(histories),
         **_entities(memory, tenant, len(notes)),
         **_tags(notes),
-        "co_evidence": _co_evidence(notes, mentions, conversation, rng),
+        "co_evidence": _co_evidence(notes, mentions, conversation),
     }
 
 
@@ -134,47 +133,63 @@ def _tags(notes: Sequence[Note]) -> dict[str, Any]:
     }
 
 
-def _co_evidence(
-    notes: Sequence[Note], mentions: dict[str, set[str]], conversation: dict[str, Any], rng: random.Random,
-) -> dict[str, Any]:
+def _co_evidence(notes: Sequence[Note], mentions: dict[str, set[str]], conversation: dict[str, Any]) -> dict[str, Any]:
     """Pairs of turns cited as evidence of one question, in different sessions: the share joined by a link, within
     two links, and by an entity both mention (a speaker left out: every turn of theirs would share them), against
-    random pairs of turns of different sessions; lift = evidence share / random share."""
+    every pair of turns of different sessions (counted exactly); lift = evidence share / that share."""
     by_source = {str(n.source): n for n in notes}
+    session = {n.id: n.session for n in notes}
     neighbours: dict[str, set[str]] = defaultdict(set)
     for note in notes:
         for link in note.links:
-            if link.invalid_at is None:
+            if link.invalid_at is None and link.source_id in session and link.target_id in session:
                 neighbours[link.source_id].add(link.target_id)
                 neighbours[link.target_id].add(link.source_id)
     speakers = {n.speaker.casefold() for n in notes if n.speaker}
     named = {i: {k for k in keys if k not in speakers} for i, keys in mentions.items()}
-
-    def joined(a: Note, b: Note) -> tuple[bool, bool, bool]:
-        direct = b.id in neighbours[a.id]
-        return direct, direct or bool(neighbours[a.id] & neighbours[b.id]), bool(named[a.id] & named[b.id])
-
     evidence: set[tuple[str, str]] = set()
     for question in locomo.questions(conversation, Counter(), set(by_source)):
         for x, y in combinations(sorted(question.evidence), 2):
             a, b = by_source[x], by_source[y]
             if a.session != b.session:
                 evidence.add((a.id, b.id) if a.id < b.id else (b.id, a.id))
-    ordered = sorted(notes, key=lambda n: n.id)
-    drawn = []
-    while len(ordered) > 1 and len(drawn) < RANDOM_PAIRS:
-        a, b = rng.sample(ordered, 2)
-        if a.session != b.session:
-            drawn.append((a, b))
-    by_id = {n.id: n for n in notes}
-    found = [joined(by_id[a], by_id[b]) for a, b in sorted(evidence)]
-    chance = [joined(a, b) for a, b in drawn]
-    out: dict[str, Any] = {"pairs": len(found), "random_pairs": len(chance)}
+    found = [_joined(a, b, neighbours, named) for a, b in sorted(evidence)]
+    chance = _every_pair(notes, session, neighbours, named)
+    out: dict[str, Any] = {"pairs": len(found), "all_pairs": chance["pairs"]}
     for i, name in enumerate(("one_hop", "two_hops", "shared_entity")):
         share = sum(f[i] for f in found) / len(found) if found else None
-        base = sum(c[i] for c in chance) / len(chance) if chance else None
-        out[name] = {"evidence": _r(share), "random": _r(base), "lift": _r(share / base) if share is not None and base else None}
+        base = chance[name] / chance["pairs"] if chance["pairs"] else None
+        out[name] = {"evidence": _r(share), "random": _r(base, 5),
+                     "lift": _r(share / base) if share is not None and base else None}
     return out
+
+
+def _joined(a: str, b: str, neighbours: dict[str, set[str]], named: dict[str, set[str]]) -> tuple[bool, bool, bool]:
+    direct = b in neighbours[a]
+    return direct, direct or bool(neighbours[a] & neighbours[b]), bool(named[a] & named[b])
+
+
+def _every_pair(
+    notes: Sequence[Note], session: dict[str, str | None], neighbours: dict[str, set[str]],
+    named: dict[str, set[str]],
+) -> dict[str, int]:
+    """How many pairs of notes of different sessions there are, and how many of them each join counts."""
+    ids = sorted(session)
+    sizes = Counter(session.values())
+    pairs = (len(ids) * (len(ids) - 1) - sum(c * (c - 1) for c in sizes.values())) // 2
+    one = two = shared = 0
+    by_entity: dict[str, set[str]] = defaultdict(set)
+    for note_id, keys in named.items():
+        for key in keys:
+            by_entity[key].add(note_id)
+    for a in ids:
+        near = neighbours[a]
+        reach = near.union(*(neighbours[x] for x in near)) - {a}
+        one += sum(1 for b in near if b > a and session[b] != session[a])
+        two += sum(1 for b in reach if b > a and session[b] != session[a])
+        joined = set().union(*(by_entity[k] for k in named.get(a, ()))) - {a}
+        shared += sum(1 for b in joined if b > a and session[b] != session[a])
+    return {"pairs": pairs, "one_hop": one, "two_hops": two, "shared_entity": shared}
 
 
 def overall(measured: Sequence[dict[str, Any]]) -> dict[str, Any]:
@@ -203,15 +218,17 @@ def overall(measured: Sequence[dict[str, Any]]) -> dict[str, Any]:
         "co_evidence": {},
     }
     pairs = sum(m["co_evidence"]["pairs"] for m in measured)
+    every = sum(m["co_evidence"]["all_pairs"] for m in measured)
     for name in ("one_hop", "two_hops", "shared_entity"):
         ev = [(m["co_evidence"][name], m["co_evidence"]["pairs"]) for m in measured if m["co_evidence"][name]["evidence"] is not None]
         share = sum(e["evidence"] * p for e, p in ev) / pairs if pairs else None
-        base = sum(m["co_evidence"][name]["random"] or 0 for m in measured) / len(measured) if measured else None
-        out["co_evidence"][name] = {"evidence": _r(share), "random": _r(base),
+        base = sum((m["co_evidence"][name]["random"] or 0) * m["co_evidence"]["all_pairs"] for m in measured) / every \
+            if every else None
+        out["co_evidence"][name] = {"evidence": _r(share), "random": _r(base, 5),
                                     "lift": _r(share / base) if share is not None and base else None}
     out["co_evidence"]["pairs"] = pairs
     return out
 
 
-def _r(value: float | None) -> float | None:
-    return None if value is None else round(value, 3)
+def _r(value: float | None, places: int = 3) -> float | None:
+    return None if value is None else round(value, places)

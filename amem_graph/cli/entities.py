@@ -140,8 +140,9 @@ def suggest(
 
 
 def backfill(tenant: TenantOption = None, as_json: JsonOption = False) -> None:
-    """Find the entities of every note of a tenant: for notes written before there were entities (schema 6);
-    running it again writes no mention twice."""
+    """Find the entities of a tenant's notes again with today's extractor: notes written before entities, or read
+    by an older extractor (before schema 10: every common noun was an entity). Merges stay; a killed run goes on
+    where it stopped, and a run after a whole one reads nothing."""
     with memory(tenant) as mem:
         read = mem.entities.backfill()
         entities = len(mem.entities.list(limit=1_000_000))

@@ -47,6 +47,7 @@ class Tuning:
     # × the best score in the note's session: a day of chat or a long session says less than LoCoMo's short ones
     session_weight: float = 0.15
     when_boost: float = 0.1  # added to time-bearing notes on "when" questions
+    date_boost: float = 0.3  # added to notes whose event time falls on a day the question names ("on 19.01.2024")
     mmr: float | None = None  # λ of maximal marginal relevance (lexical similarity); None: off
     lexical_stop_words: bool = True  # drop question and filler words from the BM25 query
     lexical_names: bool = True  # keep the speakers a query names in the BM25 query

@@ -21,6 +21,7 @@ from .rules import RuleExtractor
 
 class Extractor(Protocol):
     name: str  # "spacy" or "rules": what `doctor` and the benchmarks report
+    version: str  # what a note records of the extractor that read it: `entities.backfill` reads it again if older
 
     def mentions(self, texts: Sequence[str]) -> list[tuple[Mention, ...]]:
         """The mentions of each text, one per key, in the order found."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from typing import Any
 
@@ -15,7 +15,7 @@ from ..core.log import event
 from ..core.timeline import note_as_of
 from ..errors import EntityNotFound, InvalidInput
 from ..llm.client import LLMClient
-from ..models import Entity, EntityMerge, MergeBy, Note
+from ..models import Entity, EntityMerge, Mention, MergeBy, Note
 from ..store.base import MemoryStore, Tx
 from .aliases import MergeSuggestion, decided, suggestions
 from .as_of import entity_as_of, mentions_as_of, merges_as_of, merges_into
@@ -58,21 +58,26 @@ class Entities:
         return self._extractor.name if self._extractor is not None else "off"
 
     def backfill(self, *, tenant: str | None = None, batch: int = 200) -> int:
-        """Find the entities of every note of the tenant (notes from before schema 6 have none), `batch`
-        notes per transaction; a note's mentions are written once however often this runs. Returns the
-        notes read."""
+        """Find again the entities of every note of the tenant that today's extractor has not read (notes written
+        before entities, schema 6, or read by an older extractor), replacing what was found before: an entity
+        no note mentions any more goes, unless it takes part in a merge (yours stay, and an entity an older
+        extractor gave a kind of its own takes the kind found now). `batch` notes per transaction, each recording
+        the extractor that read it: killed, a run goes on where it stopped, and a second run reads nothing.
+        Returns the notes read."""
         if batch < 1:
             raise InvalidInput(f"batch must be at least 1, got {batch}")
         tenant = self._of(tenant)
-        offset = 0
+        version = self._extractor.version if self._extractor is not None else None
+        offset = done = 0
         while notes := self._store.read(tenant, lambda tx: tx.notes(limit=batch, offset=offset)):
-            rows = [
-                row for note, found in zip(notes, note_mentions(notes, extract(self._extractor, notes, assistant=self._assistant)), strict=True)
-                for row in mention_rows(note.id, found, note.event_time or note.created_at or validation.now())
-            ]
-            self._store.write(tenant, lambda tx: tx.mention(rows))
             offset += len(notes)
-        return offset
+            stale = [note for note in notes if version is None or note.extracted != version]
+            if not stale:
+                continue
+            found = note_mentions(stale, extract(self._extractor, stale, assistant=self._assistant))
+            self._store.write(tenant, lambda tx, s=stale, f=found: _extracted_again(tx, s, f, version))
+            done += len(stale)
+        return done
 
     def list(
         self, *, tenant: str | None = None, limit: int = 50, offset: int = 0, as_of: datetime | str | None = None,
@@ -255,6 +260,18 @@ def _entities(tx: Tx, keys: Sequence[str], moment: _Moment | None) -> list[Entit
     """The entities of `keys` that exist (held then, with a moment), in the order asked."""
     found = tx.entities(keys=keys) if keys else []
     return found if moment is None else moment.entities(tx, found)
+
+
+def _extracted_again(tx: Tx, notes: Sequence[Note], found: Sequence[Sequence[Mention]], version: str | None) -> None:
+    """Notes' mentions replaced by those `found`. The kind found now replaces the one an older extractor gave (a
+    `thing`, or a place it took for a person), but never a speaker's: a speaker is a person."""
+    rows = [row for note, mentions in zip(notes, found, strict=True)
+            for row in mention_rows(note.id, mentions, note.event_time or note.created_at or validation.now())]
+    speakers = {entity_key(name, kind="person") for name in tx.speakers()[0]}
+    kinds = {e.key: e.kind for e in tx.entities(keys=sorted({r.key for r in rows}))}
+    retyped = [replace(r, sure=True) if r.key in kinds and kinds[r.key] != r.kind and r.key not in speakers else r
+               for r in rows]
+    tx.mention(retyped, replace=[n.id for n in notes], extracted=version)
 
 
 def _listed(tx: Tx, moment: _Moment) -> list[Entity]:

@@ -39,6 +39,7 @@ def model_path() -> Path | None:
 
 class SpacyExtractor:
     name = "spacy"
+    version = "spacy-2"  # 2: named kinds and topics (schema 10); 1 (unrecorded): entities and every noun
 
     def __init__(self, path: Path) -> None:
         import spacy  # an optional dependency: `pip install amem-graph[entities]`

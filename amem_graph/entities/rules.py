@@ -128,6 +128,7 @@ class RuleExtractor:
     "moved to Denver"), else a person."""
 
     name = "rules"
+    version = "rules-2"  # 2: named kinds and topics (schema 10); 1 (unrecorded): names, titles and every content word
 
     def mentions(self, texts: Sequence[str]) -> list[tuple[Mention, ...]]:
         return [tuple(self._one(text)) for text in texts]

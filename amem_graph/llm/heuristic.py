@@ -66,9 +66,9 @@ def rake(text: str, limit: int = MAX_KEYWORDS) -> tuple[list[str], dict[str, flo
     return ranked[:limit], word_score
 
 
-def _distinctive(tag: str) -> bool:
-    """A tag worth evolving a neighbour for: no common English word ("use", "bit")."""
-    found = rank(tag)
+def _distinctive(word: str) -> bool:
+    """A word that says what notes are about: no common English word ("use", "bit", "love")."""
+    found = rank(word)
     return found is None or found >= COMMON_RANK
 
 
@@ -147,7 +147,8 @@ class HeuristicAnalyser:
         cosine = None if hit.vector_score is None else 2 * hit.vector_score - 1
         other = hit.note
         theirs = content_terms([split_speaker(other.content)[1], *other.keywords, *other.tags])
-        shared = sorted(mine[s] for s in mine.keys() & theirs.keys())
+        # What two notes share says why they belong together only if it is no common word ("time", "love").
+        shared = sorted(word for s in mine.keys() & theirs.keys() if _distinctive(word := mine[s]))
         if cosine is None:
             qualifies = len(shared) >= 2  # found by words alone: ask for two of them
         else:

@@ -12,7 +12,7 @@ from collections import Counter
 from collections.abc import Collection, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
-from datetime import datetime
+from datetime import date, datetime
 from typing import Literal
 
 import numpy as np
@@ -158,6 +158,31 @@ _TIME_WORDS = re.compile(
     re.IGNORECASE,
 )
 _WORDS = re.compile(r"[a-z0-9]+")
+_MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
+           "november", "december")
+_MONTH = r"(jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?"
+_DAY = r"(\d{1,2})(?:st|nd|rd|th)?"
+_NAMED_DAYS = (  # (pattern, where the day, month and year are in its groups)
+    (re.compile(rf"\b{_DAY}\s+(?:of\s+)?{_MONTH},?\s+(\d{{4}})\b", re.IGNORECASE), (1, 2, 3)),
+    (re.compile(rf"\b{_MONTH}\s+{_DAY},?\s+(\d{{4}})\b", re.IGNORECASE), (2, 1, 3)),
+    (re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b"), (3, 2, 1)),
+    (re.compile(r"\b(\d{1,2})\.(\d{1,2})\.(\d{4})\b"), (1, 2, 3)),  # 19.01.2024: day first
+)
+
+
+def named_days(query: str) -> frozenset[date]:
+    """The calendar days a question names ("on 19.01.2024", "October 13, 2023", "13 October 2023", ISO dates)."""
+    days = set()
+    for pattern, (d, m, y) in _NAMED_DAYS:
+        for match in pattern.finditer(query):
+            month = match.group(m)
+            number = int(month) if month.isdigit() else next(
+                (i + 1 for i, name in enumerate(_MONTHS) if name.startswith(month.lower().rstrip(".")[:3])), 0)
+            try:
+                days.add(date(int(match.group(y)), number, int(match.group(d))))
+            except ValueError:
+                continue  # no such day: the question's numbers are not a date
+    return frozenset(days)
 QUERY_STOP_WORDS = STOP_WORDS - {"time", "times", "day", "days", "week", "weeks", "month", "months", "year", "years",
                                   "yesterday", "today", "tonight", "tomorrow", "ago", "last", "next", "new"}
 
@@ -344,6 +369,7 @@ class Retriever:
         if mode in ("hybrid", "vector"):
             vector = _query_vector(self.embedder.embed_query(without_names(query, called) if tuning.strip_names else query), self.store)
         when = bool(_WHEN.search(query))
+        days = named_days(query) if tuning.date_boost else frozenset()
         reranked = tuning.session_weight or tuning.mmr is not None
         # Waited for before the transaction: they run in transactions of their own (the embedded store's
         # would wait for this one).
@@ -356,7 +382,7 @@ class Retriever:
                              if vector is not None and comparable(tx, self.store) else ([], {}))
             fused = fuse(dense, lexical_hits, pool, tuning.dense_weight, fusion=tuning.fusion, rrf_k=tuning.rrf_k)
             fused = with_passages(fused, spans)
-            fused = [self._prior(hit, names, when) for hit in fused]
+            fused = [self._prior(hit, names, when, days) for hit in fused]
             if anchors is not None:
                 fused = anchor(fused, anchors, tuning.entity_weight)
             fused.sort(key=lambda hit: (-hit.score, hit.note.id))
@@ -457,8 +483,10 @@ class Retriever:
             if cached and (calls or set(speakers) - set(cached[1].names.values())):
                 del self._speakers[tenant]
 
-    def _prior(self, hit: SearchHit, names: Sequence[str], when: bool) -> SearchHit:
+    def _prior(self, hit: SearchHit, names: Sequence[str], when: bool, days: frozenset[date] = frozenset()) -> SearchHit:
         boosts: list[tuple[str, float]] = []
+        if days and hit.note.event_time is not None and hit.note.event_time.date() in days:
+            boosts.append(("date", self.tuning.date_boost))
         if self.tuning.speaker_prior and hit.note.speaker and hit.note.speaker in names:
             boosts.append(("speaker", self.tuning.speaker_prior))
         if self.tuning.when_boost and when and _TIME_WORDS.search(without_stamp(hit.note.content)):

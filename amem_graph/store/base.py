@@ -30,10 +30,10 @@ from ..models import (
     Supersession,
 )
 
-SCHEMA_VERSION = 9  # 2: tenant locks, Evolution nodes; 3: sessions, speakers, neighbourhood; 4: MemoryOS tiers;
+SCHEMA_VERSION = 10  # 2: tenant locks, Evolution nodes; 3: sessions, speakers, neighbourhood; 4: MemoryOS tiers;
 # 5: store keys (the LangGraph store); 6: entities; 7: passages, the names speakers are called by; 8: link periods,
 # the end of a note's valid time, archived notes, retention policies; 9: each tenant's BM25 statistics (Neo4j: Term,
-# Corpus)
+# Corpus); 10: a neighbourhood keeps no versions (store/upgrade.py)
 
 
 @dataclass(frozen=True)
@@ -446,17 +446,22 @@ class MentionRow:
 class EntityTx(Protocol):
     """Data primitives over one tenant's entities and the notes that mention them, inside a transaction."""
 
-    def mention(self, mentions: Sequence[MentionWrite]) -> None:
+    def mention(
+        self, mentions: Sequence[MentionWrite], *, replace: Sequence[str] = (), extracted: str | None = None,
+    ) -> None:
         """Each note mentions its entity once (MENTIONS, the highest confidence given, and when it was recorded).
         An entity is created on its first mention with that name and kind (a `sure` mention sets the kind again);
         `mentions` counts the notes that mention it; another name joins its aliases (at most MAX_ALIASES); first
-        and last seen span the mentions' times."""
+        and last seen span the mentions' times. The notes `replace` first lose the mentions they had (an entity
+        no note mentions then goes, unless it takes part in a merge), and then record `extracted`, the extractor
+        that found these."""
 
     def entities(
         self, *, keys: Sequence[str] | None = None, limit: int = EVERY, offset: int = 0, least_topic_mentions: int = 0,
     ) -> list[Entity]:
         """The entities of `keys` that exist, in the order asked (an empty list selects nothing); or with none,
-        every entity, the most mentioned first, a topic only if at least `least_topic_mentions` notes mention it."""
+        every entity some note mentions, the most mentioned first, a topic only if at least `least_topic_mentions`
+        notes mention it."""
 
     def mentioning(self, keys: Sequence[str], limit: int, *, filters: SearchFilter = ...) -> list[tuple[Entity, Note, float]]:
         """For each entity of `keys`, taken as the entity it was merged into if it was (each such entity once),

@@ -223,6 +223,8 @@ class Neo4jStore:
         self.vector_index()  # what the index can filter by, for the k-NN statements
         if found is not None and found < 9:
             self.count_tenants()
+        if found is not None and found < 10:
+            self.fold_versions()
         self._run(
             "admin/schema_marker_set", write=True, version=SCHEMA_VERSION, model=canonical_model(model),
             dimension=dimension, now=validation.now(),
@@ -239,6 +241,20 @@ class Neo4jStore:
                 took[tenant] = time.monotonic() - began
                 event("tenant_text_counted", logging.INFO, tenant=tenant, seconds=round(took[tenant], 3))
         return took
+
+    def fold_versions(self, batch: int = 500) -> dict[str, int]:
+        """Fold the versions that notes kept of their neighbourhood alone (releases before schema 10,
+        store/upgrade.py), `batch` notes per transaction under the tenant's lock: killed, the next open folds
+        those it had not reached. Returns the notes folded per tenant."""
+        folded = {}
+        for tenant in self.tenants():
+            ids = [r["id"] for r in self._run("migrate/v10_bookkept_notes", tenant=tenant)]
+            for start in range(0, len(ids), batch):
+                chunk = ids[start : start + batch]
+                folded[tenant] = folded.get(tenant, 0) + self.write(tenant, lambda tx, c=chunk: tx.fold_versions(c))
+            if ids:
+                event("tenant_versions_folded", logging.INFO, tenant=tenant, notes=folded[tenant])
+        return folded
 
     def vector_index(self) -> dict[str, Any] | None:
         rows = self._run("admin/vector_index")

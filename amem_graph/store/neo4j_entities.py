@@ -17,13 +17,18 @@ class Neo4jEntities:
     run: Callable[..., list[Record]]
     _each: Callable[..., list[Record]]  # a statement over rows, no round trip for none
 
-    def mention(self, mentions: Sequence[MentionWrite]) -> None:
+    def mention(
+        self, mentions: Sequence[MentionWrite], *, replace: Sequence[str] = (), extracted: str | None = None,
+    ) -> None:
+        self._each("entity/unmention", "ids", list(replace))
         rows = [
             {"note_id": m.note_id, "key": m.key, "name": m.name, "kind": m.kind, "confidence": m.confidence,
              "sure": m.sure, "seen": int(m.seen.timestamp() * 1000)}
             for m in mentions
         ]
         self._each("entity/mention", "rows", rows, max_aliases=MAX_ALIASES)
+        if extracted is not None:
+            self._each("entity/extracted", "ids", list(replace), extractor=extracted)
 
     def entities(
         self, *, keys: Sequence[str] | None = None, limit: int = EVERY, offset: int = 0, least_topic_mentions: int = 0,

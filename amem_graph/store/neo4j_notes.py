@@ -38,6 +38,7 @@ from .records import (
     time_of,
     version_from_record,
 )
+from .upgrade import folding
 
 _COUNTED = {"Note": "search/record_access", "Segment": "segment/visit", "Fact": "persona/used"}
 _UPDATED = {"Segment": "segment/update", "Fact": "persona/update"}
@@ -108,6 +109,24 @@ class Neo4jNotes(Neo4jText):
     def _each(self, name: str, rows_param: str, rows: Sequence[Any], **params: Any) -> list[Record]:
         """A statement that UNWINDs `rows`: no round trip when there are none."""
         return self.run(name, **{rows_param: list(rows)}, **params) if rows else []
+
+    def fold_versions(self, ids: Sequence[str]) -> int:
+        """Fold the versions of their neighbourhood alone that notes `ids` kept (the upgrade to schema 10,
+        store/upgrade.py): the number of notes changed."""
+        plans = []
+        for row in self.run("migrate/v10_note_versions", ids=list(ids)):
+            versions = [{**v, "valid_from": time_of(v["valid_from"]), "valid_to": time_of(v["valid_to"])}
+                        for v in row["versions"]]
+            note = {"updated_at": time_of(row["updated_at"]),
+                    "neighbourhood_after": [time_of(t) for t in row["neighbourhood_after"]]}
+            if (plan := folding(row["id"], note, versions)) is not None:
+                plans.append({
+                    "note_id": plan.note_id, "drop": list(plan.drop), "version": plan.version,
+                    "kept": [{"old": old, "new": new, "valid_from": start} for old, new, start in plan.kept],
+                    "updated_at": plan.updated_at, "neighbourhood_after": list(plan.neighbourhood_after),
+                })
+        self._each("migrate/v10_fold_versions", "foldings", plans)
+        return len(plans)
 
     # -- notes ------------------------------------------------------------------------------------
 

@@ -121,6 +121,7 @@ class EvolutionWrite:
     mentions: tuple[Mention, ...] = ()  # the entities the trigger names
     passages: tuple[Passage, ...] = ()  # the new note's, when it is longer than the model's window
     called: tuple[str, str] | None = None  # the new note's (addressee, name it calls them by): `addressed`
+    extracted: str | None = None  # the extractor that found its mentions (Extractor.version)
 
 
 @dataclass(frozen=True)
@@ -151,7 +152,7 @@ def apply_evolution(
             raise ValueError("a new note needs its vector")
         # Created first: a repeat add stops here, and a conflict below rolls the creation back with the rest.
         row = note_row(write.note, write.embedding, write.analysis, write.model, dimension, write.neighbourhood,
-                       write.passages, write.called)
+                       write.passages, write.called, write.extracted)
         note_id, created = tx.create_notes([row])[0]
         if not created:
             return EvolutionOutcome(note_id, created=False)
@@ -466,6 +467,7 @@ class Evolver:
             prompt_tokens=analysis.prompt_tokens, completion_tokens=analysis.completion_tokens, decision=decision,
             mentions=tuple(mentions), passages=tuple(own_passages),
             called=addressed(tail, own) if existing is None else None,
+            extracted=self.extractor.version if self.extractor is not None else None,
         )
 
     @staticmethod

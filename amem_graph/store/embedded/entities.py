@@ -38,8 +38,21 @@ class EmbeddedEntities:
         return entity_from_record({**entity.props, "alias_of": into.props["key"] if into else None,
                                    "merged": [a.props["key"] for a in self._aliases(entity)]})
 
-    def mention(self, mentions: Sequence[MentionWrite]) -> None:
-        """cypher/entity/mention.cypher."""
+    def mention(
+        self, mentions: Sequence[MentionWrite], *, replace: Sequence[str] = (), extracted: str | None = None,
+    ) -> None:
+        """cypher/entity/unmention.cypher, mention.cypher and extracted.cypher."""
+        replaced = [n for note_id in replace if (n := self._store.note_node(self.tenant, note_id)) is not None]
+        for note in replaced:
+            for rel in list(self.graph.relationships(note, ["MENTIONS"])):
+                entity = self.graph.nodes[rel.end]
+                self.graph.delete_rel(rel)
+                left = entity.props["mentions"] - 1
+                merged = any(True for _ in self.graph.relationships(entity, ["ALIAS_OF", "WAS_ALIAS_OF"], "both"))
+                if left <= 0 and not merged:
+                    self.graph.delete_node(entity)
+                else:
+                    self.graph.set(entity, mentions=left)
         for m in mentions:
             note = self._store.note_node(self.tenant, m.note_id)
             if note is None:
@@ -66,6 +79,9 @@ class EmbeddedEntities:
             if m.name != props["name"] and m.name not in aliases and len(aliases) < MAX_ALIASES:
                 changes["aliases"] = [*aliases, m.name]
             self.graph.set(entity, **changes)
+        if extracted is not None:
+            for note in replaced:
+                self.graph.set(note, extracted=extracted)
 
     def entities(
         self, *, keys: Sequence[str] | None = None, limit: int = EVERY, offset: int = 0, least_topic_mentions: int = 0,
@@ -73,7 +89,7 @@ class EmbeddedEntities:
         """cypher/entity/by_key and list.cypher."""
         if keys is not None:
             return [self._record(n) for k in keys if (n := self._entity(k)) is not None]
-        roots = (n for n in self.graph.labelled("Entity", self.tenant) if self._into(n) is None
+        roots = (n for n in self.graph.labelled("Entity", self.tenant) if self._into(n) is None and n.props["mentions"] > 0
                  and (n.props["kind"] != "topic" or n.props["mentions"] >= least_topic_mentions))
         nodes = sorted(roots, key=lambda n: (-n.props["mentions"], n.props["key"]))
         return [self._record(n) for n in nodes[offset: offset + limit]]

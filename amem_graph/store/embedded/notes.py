@@ -77,7 +77,7 @@ class EmbeddedNotes:
         props = {
             **{k: row[k] for k in ("id", "content", "content_hash", "source", "keywords", "tags", "context", "category",
                                    "importance", "event_time", "analysis", "model", "speaker", "neighbourhood")},
-            **{k: row[k] for k in ("addressee", "called") if row[k] is not None},
+            **{k: row[k] for k in ("addressee", "called", "extracted") if row.get(k) is not None},
             "tenant": self.tenant, "retrieval_count": 0, "created_at": self.now, "updated_at": self.now, "version": 1,
             "valid_from": row["event_time"] or self.now, "embedding": np.asarray(row["embedding"], dtype=np.float32),
         }

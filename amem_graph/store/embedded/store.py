@@ -24,6 +24,7 @@ from ..base import SCHEMA_VERSION, SchemaState, SchemaWrite, StoreStats, Tx, ref
 from ..folded import Folded
 from ..lucene import PAGE_FIELDS, TEXT_FIELDS
 from ..records import note_from_record
+from ..upgrade import folding
 from .admin import EmbeddedAdmin
 from .attached import EmbeddedAttached
 from .entities import EmbeddedEntities
@@ -135,6 +136,8 @@ class EmbeddedStore(EmbeddedAdmin):
 
     def _create_schema(self, model: str, dimension: int, found: int | None) -> None:
         def work() -> None:
+            if found is not None and found < 10:
+                self._fold_versions()
             now = validation.now()
             props = {"version": SCHEMA_VERSION, "embedding_model": canonical_model(model),
                      "embedding_dimension": dimension, "updated_at": now}
@@ -146,6 +149,24 @@ class EmbeddedStore(EmbeddedAdmin):
 
         self._write(work)
         self.dimension = dimension
+
+    def _fold_versions(self) -> None:
+        """cypher/migrate/v10_*.cypher: the versions notes kept of their neighbourhood alone fold away
+        (store/upgrade.py), in the upgrade's one transaction (killed, the next open does it all again)."""
+        graph = self.graph
+        for note in list(graph.labelled("Note")):
+            versions = {graph.other(r, note).props["version"]: graph.other(r, note)
+                        for r in graph.relationships(note, ["HAS_VERSION"])}
+            plan = folding(note.props["id"], note.props, [v.props for v in versions.values()])
+            if plan is None:
+                continue
+            for number in plan.drop:
+                graph.delete_node(versions[number])
+            for old, new, start in plan.kept:
+                graph.set(versions[old], version=new, valid_from=start if start is not None else
+                          versions[old].props.get("valid_from"))
+            graph.set(note, version=plan.version, updated_at=plan.updated_at or note.props.get("updated_at"),
+                      neighbourhood_after=list(plan.neighbourhood_after))
 
     def indexes(self) -> list[dict[str, Any]]:
         """The exact k-NN, as `stats` lists Neo4j's vector index."""
