@@ -13,7 +13,7 @@ from enum import Enum
 from ..core.english import COMMON_RANK, rank
 from ..core.entity_keys import entity_key
 from ..models import Entity, Mention
-from .lexicon import noun_lemma
+from .lexicon import noun_lemma, readings
 
 MIN_TOPIC_NOTES = 3  # a topic recurs: this many notes of the memory mention it
 MAX_TOPIC_WORDS = 3
@@ -87,10 +87,18 @@ def _distinctive(phrase: Sequence[str]) -> bool:
     head = phrase[-1].lower()
     if head in GENERIC_NOUNS or noun_lemma(head) in GENERIC_NOUNS or len(head) < 3:
         return False
+    if len(phrase) > 1 and _verb_after_noun(head):
+        return False  # "help means", "store looks": a noun and the verb it does, not a thing
     if len(phrase) > 1:
         return True
     found = rank(head)
     return found is None or found >= COMMON_RANK
+
+
+def _verb_after_noun(word: str) -> bool:
+    """A common verb's third person ("means", "looks"), which after a noun is what the noun does."""
+    verbs = readings(word).get("VERB", ())
+    return word.endswith("s") and any(v != word and (r := rank(v)) is not None and r < COMMON_RANK for v in verbs)
 
 
 def shown(entity: Entity) -> bool:
