@@ -238,6 +238,29 @@ def test_backfill_finds_the_entities_again_and_keeps_the_merges(memory: AgenticM
     assert _entities(memory) == {}  # an entity kept for a merge, and mentioned by no note, is not listed
 
 
+def test_a_backfill_stopped_part_way_goes_on_where_it_stopped(memory: AgenticMemory) -> None:
+    from amem_graph.entities.lookup import Entities
+
+    dimension = memory.embedder.dimension
+    olds = [note_row(validation.note_input(NoteInput(f"Jon: day {i} in Rome."), 1000), memory.embedder.embed_one("Rome"),
+                     "none", None, dimension) for i in range(3)]  # as a release before schema 6 wrote them
+    memory._store.write(memory.tenant, lambda tx: tx.create_notes(olds))
+    calls = []
+
+    class Killed(RuleExtractor):
+        def mentions(self, texts):  # type: ignore[no-untyped-def]
+            calls.append(len(texts))
+            if len(calls) == 2:
+                raise RuntimeError("killed")
+            return super().mentions(texts)
+
+    with pytest.raises(RuntimeError, match="killed"):
+        Entities(memory._store, memory.tenant, Killed()).backfill(batch=1)
+    assert _entities(memory)["rome"] == ("place", 1)  # the first batch committed
+    assert memory.entities.backfill(batch=1) == 2  # and is not read again
+    assert _entities(memory)["rome"] == ("place", 3) and memory.entities.backfill() == 0
+
+
 def test_a_long_repetitive_note_makes_no_oversized_entity(memory: AgenticMemory) -> None:
     memory.add("word " * 3000 + "and a pottery class")
     assert all(len(e.key) <= 100 for e in memory.entities.list(limit=1000))

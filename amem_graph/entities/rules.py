@@ -124,8 +124,8 @@ def _capitalised(word: str) -> bool:
 class RuleExtractor:
     """Named things and topic candidates by rule: a capitalised run of words is a name unless it is ordinary
     English opening a sentence, an interjection, a month, a kinship word or a nationality; its kind comes from
-    the names it knows, its last word ("Lake Tahoe", "Happy Paws Rescue") or the words before it ("my dog Max",
-    "moved to Denver"), else a person."""
+    the names it knows, its first or last word ("Lake Tahoe", "University of Utah"), a given name opening it or
+    the words around it ("my dog Max", "moved to Denver", "Thanks, Kate"); with none of these, it names nothing."""
 
     name = "rules"
     version = "rules-2"  # 2: named kinds and topics (schema 10); 1 (unrecorded): names, titles and every content word

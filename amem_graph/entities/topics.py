@@ -69,6 +69,8 @@ def _phrases(sentence: Sequence[tuple[str, Role]]) -> Iterable[list[str]]:
         if token[1] is not Role.OTHER:
             run.append(token)
             continue
+        if len(run) > 1 and token[0] in _OBJECTS and _third_person(run[-1][0]):
+            run.pop()  # "help means a lot", "the store looks great": a noun, then the verb it does
         while run and run[-1][1] is not Role.NOUN:  # a phrase ends in its noun
             run.pop()
         run = run[-MAX_TOPIC_WORDS:]
@@ -87,15 +89,18 @@ def _distinctive(phrase: Sequence[str]) -> bool:
     head = phrase[-1].lower()
     if head in GENERIC_NOUNS or noun_lemma(head) in GENERIC_NOUNS or len(head) < 3:
         return False
-    if len(phrase) > 1 and _verb_after_noun(head):
-        return False  # "help means", "store looks": a noun and the verb it does, not a thing
     if len(phrase) > 1:
         return True
     found = rank(head)
     return found is None or found >= COMMON_RANK
 
 
-def _verb_after_noun(word: str) -> bool:
+# Words that follow a verb rather than a noun ending its phrase: an object, an adverb, a complement.
+_OBJECTS = frozenset("a an the my your his her our their this that these those so very really too me you him us "
+                     "them it to like great good nice amazing awesome fun lot".split())
+
+
+def _third_person(word: str) -> bool:
     """A common verb's third person ("means", "looks"), which after a noun is what the noun does."""
     verbs = readings(word).get("VERB", ())
     return word.endswith("s") and any(v != word and (r := rank(v)) is not None and r < COMMON_RANK for v in verbs)
