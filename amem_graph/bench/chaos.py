@@ -146,7 +146,8 @@ def _opened(settings: Settings, tenant: str) -> tuple[Settings, AgenticMemory]:
         marker = admin.database_stats(settings).schema
         settings = replace(settings, embedding_model=marker.get("embedding_model") or settings.embedding_model)
         if marker.get("consolidating"):
-            admin.consolidate(settings, Embedder.of(settings))
+            counts = admin.consolidate(settings, Embedder.of(settings))
+            print(json.dumps({"finished": {"embedded_again": sum(counts.values())}}), flush=True)
         return settings, AgenticMemory(settings, tenant=tenant)
 
 
@@ -163,6 +164,7 @@ class _Child:
             env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
         )
         self.steps: list[dict[str, Any]] = []
+        self.finished: list[dict[str, Any]] = []  # consolidations a kill stopped, which its open finished
         self.ready = threading.Event()  # set at its first acknowledged step (or its end): the kill comes after
         self._reader = threading.Thread(target=self._read, daemon=True)
         self._reader.start()
@@ -171,7 +173,9 @@ class _Child:
         assert self.proc.stdout is not None
         for line in self.proc.stdout:
             record = json.loads(line)
-            if not record.get("ready"):
+            if "finished" in record:
+                self.finished.append(record["finished"])
+            elif not record.get("ready"):
                 self.steps.append(record)
                 self.ready.set()
         self.ready.set()
@@ -226,8 +230,9 @@ def run(settings: Settings, store: str, *, kills: int, steps_per_child: int = 60
     with _target(settings, store, workdir, llm) as (env, server):
         plan_model = Settings.from_env(env).embedding_model
 
-        def tally(done: list[dict[str, Any]]) -> None:
+        def tally(done: list[dict[str, Any]], finished: list[dict[str, Any]]) -> None:
             nonlocal archived, restored, embedded_again
+            embedded_again += sum(f["embedded_again"] for f in finished)  # a stopped consolidation's end, too
             for record in done:
                 acked_notes.update({i: record["step"] for i in record.get("notes", [])})
                 acked_pages.update(record.get("pages", []))
@@ -251,7 +256,7 @@ def run(settings: Settings, store: str, *, kills: int, steps_per_child: int = 60
                 # New ports: the old ones are ephemeral-range ports that a client socket may hold by now.
                 info = server.start(bolt_port=free_port(), http_port=free_port())
                 env["NEO4J_URI"] = info.uri
-            tally(done)
+            tally(done, worker.finished)
             last = max((r["step"] for r in done), default=next_step - 1)
             rounds.append({"from_step": next_step, "acknowledged_steps": len(done),
                            "killed_during": step_kind(last + 1, store, consolidate_to),  # the step not returned
@@ -263,7 +268,7 @@ def run(settings: Settings, store: str, *, kills: int, steps_per_child: int = 60
         next_step = max(next_step, len(kinds(store)), CONSOLIDATE_EVERY if consolidate_to else 0)
         worker = _Child(env, tenant, 0, next_step - 1, consolidate_to, plan_model, ran_through)
         done = worker.finish(max(FINAL_MIN_S, FINAL_S_PER_STEP * next_step))
-        tally(done)
+        tally(done, worker.finished)
         final = _verify(env, tenant, store, acked_notes, acked_pages, max(next_step - 1, 0), consolidate_to,
                         complete=True)
         final["rerun_complete"] = sorted(r["step"] for r in done) == list(range(next_step))  # every step returned
