@@ -240,10 +240,11 @@ def test_entity_list_and_show(cli_env: dict[str, str], cli_tenant: str) -> None:
     for text in ("Alice adopted a beagle named Max.", "Max the beagle loves the beach.", "Alice: Max sleeps a lot."):
         assert run(cli_env, "add", text, "-t", cli_tenant).exit_code == 0
     listed = {e["key"]: e for e in json.loads(run(cli_env, "entity", "list", "-t", cli_tenant, "--json").stdout)}
-    assert listed["max"]["mentions"] == 3 and listed["beagle"]["mentions"] == 2 and listed["alice"]["kind"] == "person"
+    assert listed["max"]["mentions"] == 3 and listed["alice"] == {**listed["alice"], "kind": "person", "mentions": 2}
+    assert "beagle" not in listed  # a common word is no entity
     shown = json.loads(run(cli_env, "entity", "show", "max", "-t", cli_tenant, "--json").stdout)
     assert [n["content"] for n in shown["notes"]][0] == "Alice adopted a beagle named Max."
-    assert {r["entity"]["key"]: r["notes"] for r in shown["related"]}["beagle"] == 2
+    assert {r["entity"]["key"]: r["notes"] for r in shown["related"]}["alice"] == 2
     table = run(cli_env, "entity", "show", "Max", "-t", cli_tenant)
     assert table.exit_code == 0 and "Max the beagle loves the beach." in table.stdout
     missing = run(cli_env, "entity", "show", "Zed", "-t", cli_tenant)
@@ -251,15 +252,15 @@ def test_entity_list_and_show(cli_env: dict[str, str], cli_tenant: str) -> None:
 
 
 def test_entity_merge_unmerge_and_suggest(cli_env: dict[str, str], cli_tenant: str) -> None:
-    for text in ("Max the beagle loves the beach.", "My friend Caroline Hill said she was tired.", "Caroline: hi Max."):
+    for text in ("Max the beagle loves my dog Maxie.", "My friend Caroline Hill said she was tired.", "Caroline: hi Max."):
         assert run(cli_env, "add", text, "-t", cli_tenant).exit_code == 0
     suggested = json.loads(run(cli_env, "entity", "suggest", "-t", cli_tenant, "--json").stdout)
     assert [(s["alias"]["key"], s["into"]["key"]) for s in suggested] == [("caroline hill", "caroline")]
-    made = json.loads(run(cli_env, "entity", "merge", "beach", "Max", "--reason", "a test", "-t", cli_tenant, "--json").stdout)
-    assert (made["alias"], made["into"], made["reason"], made["by"]) == ("beach", "max", "a test", "user")
-    assert "merged into it: beach" in run(cli_env, "entity", "show", "Beach", "-t", cli_tenant).stdout
-    again = run(cli_env, "entity", "merge", "beach", "Caroline", "-t", cli_tenant)
+    made = json.loads(run(cli_env, "entity", "merge", "Maxie", "Max", "--reason", "a test", "-t", cli_tenant, "--json").stdout)
+    assert (made["alias"], made["into"], made["reason"], made["by"]) == ("maxie", "max", "a test", "user")
+    assert "merged into it: maxie" in run(cli_env, "entity", "show", "Maxie", "-t", cli_tenant).stdout
+    again = run(cli_env, "entity", "merge", "maxie", "Caroline", "-t", cli_tenant)
     assert again.exit_code == 3 and "unmerge it first" in again.stderr
-    assert "of its own again" in run(cli_env, "entity", "unmerge", "beach", "-t", cli_tenant).stdout
+    assert "of its own again" in run(cli_env, "entity", "unmerge", "maxie", "-t", cli_tenant).stdout
     applied = json.loads(run(cli_env, "entity", "suggest", "--apply", "-t", cli_tenant, "--json").stdout)
     assert [(m["alias"], m["by"]) for m in applied] == [("caroline hill", "rules")]

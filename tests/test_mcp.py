@@ -93,6 +93,7 @@ async def session(client: Client) -> None:
     assert reverted["version"] == first["version"] + 1 and reverted["tags"] == history["versions"][0]["tags"]
 
     before_turn = validation.now().isoformat()
+    await asyncio.sleep(0.01)  # times are kept to the millisecond: the turn comes strictly after `before_turn`
     page = (await call(client, "add_turn", user_text="I am moving to Lisbon in June.",
                        assistant_text="Exciting! I will remember that.", session_id="chat"))["page"]
     dialogue = await call(client, "dialogue_context", query="Where is the user moving?", session_id="chat")

@@ -7,7 +7,7 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from ..core.english import rank
+from ..core.english import COMMON_RANK, rank
 from ..core.entity_keys import entity_key
 from ..core.text import STOP_WORDS
 from ..models import EntityKind, Mention
@@ -44,7 +44,8 @@ CONNECTORS = frozenset({"of", "the", "de", "la", "del", "van", "von", "da", "&"}
 # A word before a name that says its kind.
 _PET_WORDS = frozenset(
     "dog dogs pup puppy puppies cat cats kitten kitty pet pets bunny rabbit hamster horse pony parrot bird fish "
-    "turtle tortoise snake lizard guinea pig ferret goldfish".split()
+    "turtle tortoise snake lizard guinea pig ferret goldfish beagle labrador lab poodle terrier retriever husky "
+    "corgi pug bulldog chihuahua dachshund shepherd collie spaniel".split()
 )
 _PLACE_BEFORE = frozenset("in from visit visited visiting visits near across around toward towards outside".split())
 _TRAVEL = frozenset(
@@ -263,11 +264,16 @@ def _kind(words: Sequence[str], start: int, end: int) -> EntityKind | None:
                 return kind  # type: ignore[return-value]
     if run[0] == "The":
         return "work"
-    if before and (before[-1] in _PET_WORDS or (len(before) > 1 and before[-1] in ("named", "called")
-                                                   and before[-2] in _PET_WORDS)):
-        return "pet"
+    after = [w.lower() for w in words[end : end + 2]]
+    if (before and (before[-1] in _PET_WORDS or (len(before) > 1 and before[-1] in ("named", "called")
+                                                 and before[-2] in _PET_WORDS))) \
+            or (len(after) == 2 and after[0] == "the" and after[1] in _PET_WORDS):
+        return "pet"  # "my dog Max", "a puppy named Max", "Biscuit the beagle"
     if _calls(words, start, end) or (_given(run[0]) and (len(run) > 1 or not known(run[0]))):
         return "person"
+    if len(run) == 1 and known(run[0]) and _uncommon(run[0]) and before and before[-1].isalpha() \
+            and before[-1] not in _DETERMINERS and "ADJ" not in readings(before[-1]) and not first_heads(run[0]):
+        return "person"  # an uncommon word capitalised inside a sentence, no article before it: "Does Biscuit bark?"
     if any(known(w) for w in run) or "-" in run[0] and run[0].split("-")[0].lower() in DEMONYMS:
         return None
     if before and before[-1] in _WORK_WORDS | {"titled", "watching", "watched", "reading", "read"}:
@@ -279,6 +285,21 @@ def _kind(words: Sequence[str], start: int, end: int) -> EntityKind | None:
     if before and before[-1] in _PERSON_BEFORE or (end < len(words) and words[end].lower() in _PERSON_AFTER):
         return "person"
     return None
+
+
+_DETERMINERS = frozenset("a an the my your his her our their its this that these those some any every each no "
+                         "another which what".split())
+
+
+def _uncommon(word: str) -> bool:
+    found = rank(word)
+    return found is None or found >= COMMON_RANK
+
+
+def first_heads(word: str) -> bool:
+    """A word that heads a named place, organisation or event: capitalised alone, it is no name ("the Park")."""
+    low = word.lower()
+    return low in _PLACE_HEADS or low in _ORG_HEADS or low in _EVENT_HEADS
 
 
 _PERSON_BEFORE = frozenset("with met meet meeting friend friends sister brother cousin mom dad wife husband son "

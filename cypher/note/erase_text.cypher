@@ -12,6 +12,6 @@ CALL () {
 }
 CALL () {
   MATCH (n:Note {tenant: $tenant, session: $session})
-  WHERE $joined IN coalesce(n.neighbourhood_after, [])
+  WHERE n.seq IS NOT NULL AND $joined IN coalesce(n.neighbourhood_after, [])
   SET n.neighbourhood_after = [bound IN n.neighbourhood_after WHERE bound <> $joined]
 }
