@@ -98,8 +98,9 @@ def _versions(histories: Sequence[NoteHistory]) -> dict[str, Any]:
 
 
 def _reason_kind(reason: str) -> str:
-    head = reason.split(":", 1)[0] if ":" in reason[:40] else " ".join(reason.split()[:1])
-    return _ID.sub("<id>", head).strip().lower() or "(none)"
+    # The first word names the kind ("tags", "update", "neighbourhood:"); what follows quotes the notes' words.
+    head = reason.split(maxsplit=1)[0].rstrip(":") if reason.strip() else ""
+    return _ID.sub("<id>", head).lower() or "(none)"
 
 
 def _entities(memory: AgenticMemory, tenant: str, turns: int) -> dict[str, Any]:
