@@ -44,7 +44,15 @@ from .store.base import NoteRevision, Tx
 from .store.records import note_row, passage_rows
 from .tiers import HeuristicTierAnalyser, LLMTierAnalyser, MemoryTiers, TierContext
 from .write.attachments import Attachments
-from .write.evolution import Evolver, identity, neighbourhood_text, revise_if_current
+from .write.background import AnalysisWorker
+from .write.evolution import (
+    GIVEN_FIELDS,
+    Evolver,
+    given_fields,
+    identity,
+    neighbourhood_text,
+    revise_if_current,
+)
 
 MAX_K = 1_000
 
@@ -105,6 +113,10 @@ class AgenticMemory:
         self.entities = Entities(self._store, self.tenant, self._extractor, client, self.settings.tiers.assistant)
         self.retention = Retention(self._store, self.tenant, self.settings.tiers.heat_params())
         self.network = Network(self._store, self.tenant, self.entities)
+        self._worker = AnalysisWorker(self._store, self._evolver, concurrency=self.settings.llm.concurrency,
+                                      lease_s=self.settings.llm.lease_s, enabled=self.settings.llm.worker == "thread")
+        if self._queues(None):
+            self._worker.notify()  # what an earlier process queued and did not apply
 
     # -- writing ---------------------------------------------------------------------------------
 
@@ -124,11 +136,16 @@ class AgenticMemory:
         id: str | None = None,
         session: str | None = None,
         speaker: str | None = None,
+        background: bool | None = None,
     ) -> Note:
         """Store one note: analysed (keywords, context, tags), linked to related notes, and evolving them,
         in one transaction. Adding the same content from the same source again returns the existing note.
         A note with a `session` follows the session's last note (NEXT), and the turns around it become its
-        `neighbourhood`, which search reads; `speaker` defaults to the "Name" of a leading "Name: "."""
+        `neighbourhood`, which search reads; `speaker` defaults to the "Name" of a leading "Name: ".
+
+        With an LLM configured, the note is stored with the offline analysis and returned at once, marked
+        `analysis='pending'`; a worker applies the model's analysis later (`pending`, `wait`). `background`
+        False waits for the model instead (AMEM_LLM_BACKGROUND sets the default; docs/write-path.md)."""
         item = self._checked(
             NoteInput(  # validation turns lists into tuples and refuses a bare string
                 content=content, source=source, keywords=keywords, tags=tags, context=context,  # type: ignore[arg-type]
@@ -138,7 +155,10 @@ class AgenticMemory:
             None,
         )
         tenant = self._tenant(tenant)
-        outcome = self._evolver.add(tenant, item)
+        queued = self._queues(background)
+        outcome = self._evolver.add(tenant, item, queued=queued)
+        if queued and outcome.created:
+            self._worker.notify()
         note = outcome.note or self.get(outcome.note_id, tenant=tenant)
         report(created=outcome.created, evolved=len(outcome.revised), links=len(note.links), analysis=note.analysis)
         self._retriever.heard(tenant, [note.speaker] if note.speaker else [], calls=outcome.calls)
@@ -153,9 +173,12 @@ class AgenticMemory:
         batch_size: int | None = None,
         on_batch: Callable[[int], None] | None = None,
         on_invalid: Callable[[int, InvalidInput], None] | None = None,
+        analyse: bool = False,
     ) -> list[str]:
-        """Bulk import without analysis (`analysis='none'`; `reanalyze` can analyse them later): every
-        item is checked before anything is written; each batch is one transaction. An invalid item stops
+        """Bulk import without analysis (`analysis='none'`; `reanalyze` can analyse them later), or with `analyse`
+        queued for the worker (`analysis='pending'`, analysed in the background at AMEM_LLM_CONCURRENCY calls in
+        flight, as `add` would have): every item is checked before anything is written; each batch is one
+        transaction. An invalid item stops
         the import before anything is written, with an error that names its position; with `on_invalid`,
         it is handed to that (its position and the error) and left out, and the other items are stored.
 
@@ -196,11 +219,14 @@ class AgenticMemory:
                     if pending is not None:
                         collect(pending)
                     mentions = note_mentions(fresh, found.result())
-                    pending = writer.submit(self._write, tenant, batch, known, fresh, vectors, passages, mentions)
+                    pending = writer.submit(self._write, tenant, batch, known, fresh, vectors, passages, mentions,
+                                            "pending" if analyse else "none")
                 if pending is not None:
                     collect(pending)
         finally:  # the batches committed before a failure hold speakers too
             self._retriever.heard(tenant, {note.speaker for note in notes if note.speaker})
+            if analyse and ids:
+                self._worker.notify()
         return ids
 
     def _checked(self, item: NoteInput | str, position: int | None) -> NoteInput:
@@ -216,10 +242,12 @@ class AgenticMemory:
     def _write(
         self, tenant: str, batch: Sequence[NoteInput], known: dict[int, str], fresh: list[NoteInput],
         vectors: np.ndarray, passages: Sequence[Sequence[Passage]], mentions: Sequence[Sequence[Mention]],
+        analysis: str,
     ) -> list[str]:
         dimension = self.embedder.dimension
         extracted = self._extractor.version if self._extractor is not None else None
-        rows = [note_row(n, vector, "none", None, dimension, passages=parts, extracted=extracted)
+        rows = [note_row(n, vector, analysis, None, dimension, passages=parts, extracted=extracted,
+                         given=given_fields(n))
                 for n, vector, parts in zip(fresh, vectors, passages, strict=True)]
 
         def work(tx: Tx) -> list[tuple[str, bool]]:
@@ -306,6 +334,8 @@ class AgenticMemory:
             current = self.get(note_id, tenant=tenant)
             if "event_time" in values:  # what the note says holds from its new event time (valid time)
                 values = {**values, "valid_from": values["event_time"] or current.created_at}
+            if current.analysis == "pending":  # the user's fields win over the analysis still to come
+                values = {**values, "given": sorted(set(current.given) | (values.keys() & set(GIVEN_FIELDS)))}
             embedding = None
             if values.keys() & {"content", "context", "keywords", "tags"}:
                 merged = {name: values.get(name, getattr(current, name)) for name in ("content", "context", "keywords", "tags")}
@@ -551,6 +581,27 @@ class AgenticMemory:
             ids = [self.get(i, tenant=tenant).id for i in note_ids]  # an unknown id fails before any work
         return [i for i in ids if self._evolver.reanalyze(tenant, i) is not None]
 
+    # -- the analysis queue ----------------------------------------------------------------------
+
+    def pending(self, *, tenant: str | None = None) -> int:
+        """How many notes of the tenant wait for the model's analysis (`add` in the background, `add_many`
+        with `analyse`)."""
+        return self._store.analysis_queue(self._tenant(tenant))[0]
+
+    def wait(self, timeout: float | None = None, *, tenant: str | None = None) -> bool:
+        """Wait until no note of the tenant waits for its analysis, for at most `timeout` seconds (None: as long
+        as it takes); True when the queue is empty. This process's worker (or an `amem-graph worker`) drains it."""
+        tenant = self._tenant(tenant)
+        if self.pending(tenant=tenant):
+            self._worker.notify()
+        return self._worker.drained(lambda: self.pending(tenant=tenant) == 0, timeout)
+
+    def _queues(self, background: bool | None) -> bool:
+        """Whether an add waits for no analyser but the offline one: only when there is another to wait for."""
+        if self.analyser.kind == HeuristicAnalyser.kind:
+            return False
+        return self.settings.llm.background if background is None else bool(background)
+
     def warm_up(self, seconds: float = warmup.WARM_UP_S) -> warmup.WarmUp:
         """Run the hot path (adds, a bulk batch, searches, a turn through the tiers) over a scratch tenant for
         about `seconds`, then delete it, so that the calls after it run at steady-state speed on a server that has
@@ -577,6 +628,8 @@ class AgenticMemory:
         return self.tenant if tenant is None else validation.tenant(tenant)
 
     def close(self) -> None:
+        """Finish or hand over the analyses in flight (within AnalysisWorker.CLOSE_S), then release everything."""
+        self._worker.close()
         self.tiers.close()
         self._retriever.close()
         self._evolver.close()

@@ -15,8 +15,9 @@ LINK_TYPES: frozenset[str] = frozenset(
 )
 
 # Which analyser produced a note's derived fields: none (bulk import), heuristic (offline), llm, or
-# degraded (the LLM failed, so the heuristic analyser stood in; `reanalyze` upgrades these later).
-AnalysisKind = Literal["none", "heuristic", "llm", "degraded"]
+# degraded (the LLM failed, so the heuristic analyser stood in; `reanalyze` upgrades these later); pending: the
+# note is queued for the model's analysis (what it holds until then is the offline one, or none after a bulk import).
+AnalysisKind = Literal["none", "heuristic", "llm", "degraded", "pending"]
 
 
 @dataclass(frozen=True)
@@ -124,12 +125,15 @@ class Note:
     # When each turn after it joined `neighbourhood` (derived text keeps no versions): as-of reads cut it back.
     neighbourhood_after: tuple[datetime, ...] = field(default=(), repr=False)
     extracted: str | None = field(default=None, repr=False)  # the entity extractor that read it (its `version`)
+    # The derived fields a caller set (at add, or by an update while the analysis was pending): the late analysis
+    # leaves them as they are.
+    given: tuple[str, ...] = field(default=(), repr=False)
     links: tuple[Link, ...] = ()
     embedding: tuple[float, ...] | None = field(default=None, repr=False)
 
     def to_dict(self, *, with_embedding: bool = False) -> dict[str, Any]:
         """JSON-ready form (ISO times, links as dicts)."""
-        hidden = ("neighbourhood_after", "extracted")
+        hidden = ("neighbourhood_after", "extracted", "given")
         return _fields(self, skip=hidden if with_embedding else ("embedding", *hidden))
 
 

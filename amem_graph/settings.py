@@ -21,6 +21,7 @@ EMBEDDING_BACKENDS = ("auto", "onnx", "onnx-int8", "torch")
 DEFAULT_LLM_MODEL = "gpt-4o-mini"
 # How a server is asked for JSON, in its dialect: OpenAI's json_schema (also vLLM, SGLang, Ollama), a json_object
 # that carries the schema (llama.cpp's servers), a bare json_object, or nothing (the answer is parsed as it comes).
+WORKERS = ("thread", "off")  # where queued analyses run: a thread of this process, or another process only
 RESPONSE_FORMATS = ("json_schema", "json_object_schema", "json_object", "none")
 OPENAI_BASE_URL = "https://api.openai.com/v1"  # with a key and no base URL
 N = TypeVar("N", int, float)
@@ -69,6 +70,10 @@ class LLMSettings:
     backoff_s: float = 0.5  # first retry waits up to this long, doubling each time
     response_format: str = "json_schema"  # how structured output is asked for: one of RESPONSE_FORMATS
     examples: bool = False  # a worked example before each analysis (small local models need one)
+    # A write returns before the model's analysis (queued, applied by a worker) unless this is off; see docs/write-path.md.
+    background: bool = True
+    worker: str = "thread"  # thread: this process analyses the queue; off: another process does (`amem-graph worker`)
+    lease_s: float = 300.0  # how long a worker's claim on a queued note holds before another may take it
 
     @property
     def configured(self) -> bool:
@@ -92,6 +97,9 @@ class LLMSettings:
             backoff_s=_number(env, "AMEM_LLM_BACKOFF", 0.5, 0.0, 60.0),
             response_format=_response_format(env),
             examples=_switch(env, "AMEM_LLM_EXAMPLES", False),
+            background=_switch(env, "AMEM_LLM_BACKGROUND", True),
+            worker=_choice(env, "AMEM_LLM_WORKER", WORKERS),
+            lease_s=_number(env, "AMEM_LLM_LEASE", 300.0, 5.0, 86_400.0),
         )
 
 
@@ -103,6 +111,14 @@ def _switch(env: Mapping[str, str], name: str, default: bool) -> bool:
     if raw not in ("1", "true", "yes", "on", "0", "false", "no", "off"):
         raise InvalidInput(f"{name}={raw!r} must be on or off (1/0, true/false, yes/no)")
     return raw in ("1", "true", "yes", "on")
+
+
+def _choice(env: Mapping[str, str], name: str, choices: tuple[str, ...]) -> str:
+    """One of `choices` (the first when unset)."""
+    value = (env.get(name) or choices[0]).strip().lower()
+    if value not in choices:
+        raise InvalidInput(f"{name} must be one of {', '.join(choices)}, got {value!r}")
+    return value
 
 
 def _response_format(env: Mapping[str, str]) -> str:

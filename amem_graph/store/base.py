@@ -30,10 +30,11 @@ from ..models import (
     Supersession,
 )
 
-SCHEMA_VERSION = 10  # 2: tenant locks, Evolution nodes; 3: sessions, speakers, neighbourhood; 4: MemoryOS tiers;
+SCHEMA_VERSION = 11  # 2: tenant locks, Evolution nodes; 3: sessions, speakers, neighbourhood; 4: MemoryOS tiers;
 # 5: store keys (the LangGraph store); 6: entities; 7: passages, the names speakers are called by; 8: link periods,
 # the end of a note's valid time, archived notes, retention policies; 9: each tenant's BM25 statistics (Neo4j: Term,
-# Corpus); 10: a neighbourhood keeps no versions (store/upgrade.py)
+# Corpus); 10: a neighbourhood keeps no versions (store/upgrade.py); 11: the analysis queue (pending notes by their
+# analysis, on Neo4j an index and a lock node)
 
 
 @dataclass(frozen=True)
@@ -66,9 +67,9 @@ class History:
 class NoteRevision:
     """New values for an existing note; the note as it was becomes a NoteVersion carrying `reason`. A None
     value removes the property; `embedding` None keeps the vector. A revision that is not `versioned` changes
-    derived text only (the neighbourhood, as later turns of its session arrive): no version is kept, the note's
-    version and update time stay, and the time it was written joins the note's `neighbourhood_after` (what
-    as-of reads cut the text by)."""
+    derived data only (the neighbourhood, as later turns of its session arrive; the state of its analysis): no
+    version is kept, the note's version and update time stay, and, when it changes the neighbourhood, the time it
+    was written joins the note's `neighbourhood_after` (what as-of reads cut the text by)."""
 
     id: str
     values: Mapping[str, Any]
@@ -284,6 +285,18 @@ class NoteStore(Protocol):
 
     def delete_tenant(self, tenant: str) -> int:
         """Delete every node of one tenant; returns how many."""
+
+    def claim_analyses(
+        self, worker: str, limit: int, lease_s: float, *, release: Sequence[str] = (),
+    ) -> list[tuple[str, str]]:
+        """The analysis queue, across tenants: first the claims `worker` holds on the notes `release` names are
+        dropped; then up to `limit` notes whose analysis is pending and that no live claim holds are claimed by
+        `worker` for `lease_s` seconds, fairly — a tenant with fewer live claims first, then each tenant's oldest
+        notes — and returned as (tenant, note id). Claimers take turns, so a note is claimed by one at a time; a
+        claim expires at its lease's end (on the embedded store, with the process that holds the store)."""
+
+    def analysis_queue(self, tenant: str | None = None) -> tuple[int, datetime | None]:
+        """How many notes (of one tenant, or every one) wait for their analysis, and when the oldest was stored."""
 
     def stats(self, tenant: str | None = None) -> StoreStats: ...
 

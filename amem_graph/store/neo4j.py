@@ -8,7 +8,7 @@ import random
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any, TypeVar
 
 from neo4j import (
@@ -43,7 +43,7 @@ from .neo4j_entities import Neo4jEntities
 from .neo4j_notes import KnnState, Neo4jNotes, min_candidates
 from .neo4j_text import INDEXES, documents
 from .neo4j_tiers import Neo4jTiers
-from .records import note_from_record
+from .records import note_from_record, time_of
 
 _UNREACHABLE = (ServiceUnavailable, SessionExpired, OSError)
 TRANSIENT_RETRY_S = 30.0  # how long a transaction that keeps deadlocking is retried before its error is raised
@@ -331,6 +331,27 @@ class Neo4jStore:
             return len(ids), created
 
         return self._write_transaction("import", work)
+
+    def claim_analyses(
+        self, worker: str, limit: int, lease_s: float, *, release: Sequence[str] = (),
+    ) -> list[tuple[str, str]]:
+        now = validation.now()
+
+        def work(tx: ManagedTransaction) -> list[tuple[str, str]]:
+            if release:
+                tx.run(cypher.load("analysis/release"), ids=list(release), worker=worker).consume()
+            if limit < 1:
+                return []
+            tx.run(cypher.load("analysis/lock")).consume()
+            claimed = tx.run(cypher.load("analysis/claim"), worker=worker, limit=limit, now=now,
+                             until=now + timedelta(seconds=lease_s))
+            return [(r["tenant"], r["id"]) for r in claimed]
+
+        return self._write_transaction("analysis/claim", work)
+
+    def analysis_queue(self, tenant: str | None = None) -> tuple[int, datetime | None]:
+        row = self._run("analysis/queue", tenant=tenant)[0]
+        return int(row["pending"]), time_of(row["oldest"])
 
     def delete_tenant(self, tenant: str) -> int:
         total = 0

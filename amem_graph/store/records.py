@@ -39,7 +39,7 @@ def note_from_record(props: dict[str, Any], links: Sequence[dict[str, Any]] = ()
         model=props.get("model"), session=props.get("session"), seq=props.get("seq"),
         speaker=props.get("speaker"), neighbourhood=props.get("neighbourhood") or "",
         neighbourhood_after=tuple(time_of(bound) for bound in props.get("neighbourhood_after") or ()),
-        extracted=props.get("extracted"),
+        extracted=props.get("extracted"), given=tuple(props.get("given") or ()),
         links=tuple(link_from_record(link) for link in links),
         embedding=None if embedding is None else tuple(float(v) for v in embedding),
     )
@@ -98,11 +98,13 @@ def evolution_from_record(props: dict[str, Any], revised: Sequence[Sequence[Any]
 
 def note_row(note: NoteInput, vector: Any, analysis: str, model: str | None, dimension: int,
              neighbourhood: str = "", passages: Sequence[Passage] = (),
-             called: tuple[str, str] | None = None, extracted: str | None = None) -> dict[str, Any]:
+             called: tuple[str, str] | None = None, extracted: str | None = None,
+             given: Sequence[str] = ()) -> dict[str, Any]:
     """What a new note is written from, in either store ('' for no source: a key cannot hold null). `called`:
-    the speaker the note addresses and the name it calls them by; `extracted`, the entity extractor that read it."""
+    the speaker the note addresses and the name it calls them by; `extracted`, the entity extractor that read it;
+    `given`, the derived fields the caller set (kept when a pending analysis arrives)."""
     return {
-        "extracted": extracted,
+        "extracted": extracted, "given": list(given) or None,
         "passages": passage_rows(str(note.id), passages, dimension),
         "addressee": called[0] if called else None, "called": called[1] if called else None,
         "id": note.id, "content": note.content, "content_hash": validation.content_hash(note.content),

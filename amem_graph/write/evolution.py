@@ -22,6 +22,7 @@ from ..embedding import Embedder, composite_text
 from ..entities.extract import Extractor, extract, mention_rows, note_mentions
 from ..errors import EvolutionConflict, NoteNotFound
 from ..llm.analyser import Analyser
+from ..llm.heuristic import HeuristicAnalyser
 from ..llm.prompts import PROMPT_VERSION
 from ..models import LINK_TYPES, Link, Mention, Note, NoteAnalysis, NoteInput, Passage, SearchHit
 from ..read.retrieval import Tuning, scored, seed_pool, seeds
@@ -122,6 +123,9 @@ class EvolutionWrite:
     passages: tuple[Passage, ...] = ()  # the new note's, when it is longer than the model's window
     called: tuple[str, str] | None = None  # the new note's (addressee, name it calls them by): `addressed`
     extracted: str | None = None  # the extractor that found its mentions (Extractor.version)
+    queued: bool = False  # the new note waits for the model's analysis: stored with this offline one, marked pending
+    given: tuple[str, ...] = ()  # the derived fields the caller set on the new note
+    pending: bool = False  # the trigger's queued analysis: applied only while the trigger still waits for it
 
 
 @dataclass(frozen=True)
@@ -132,6 +136,14 @@ class EvolutionOutcome:
     decision: dict[str, Any] = field(default_factory=dict)
     note: Note | None = None  # the note as the write left it, links included (None for a repeat add)
     calls: bool = False  # the new note calls a speaker by a name ("Thanks, Kate!"), which may make it an alias
+
+
+GIVEN_FIELDS = ("keywords", "tags", "context")  # the derived fields a caller may set, which no analysis overwrites
+
+
+def given_fields(note: NoteInput) -> tuple[str, ...]:
+    """The derived fields a caller set on a new note."""
+    return tuple(name for name in GIVEN_FIELDS if getattr(note, name))
 
 
 def identity(note: NoteInput) -> tuple[str, str]:
@@ -151,14 +163,16 @@ def apply_evolution(
         if write.embedding is None:
             raise ValueError("a new note needs its vector")
         # Created first: a repeat add stops here, and a conflict below rolls the creation back with the rest.
-        row = note_row(write.note, write.embedding, write.analysis, write.model, dimension, write.neighbourhood,
-                       write.passages, write.called, write.extracted)
+        row = note_row(write.note, write.embedding, "pending" if write.queued else write.analysis, write.model,
+                       dimension, write.neighbourhood, write.passages, write.called, write.extracted, write.given)
         note_id, created = tx.create_notes([row])[0]
         if not created:
             return EvolutionOutcome(note_id, created=False)
     # One read serves the version check and the link budget (the links made below are folded into it).
     targets = {link.target_id for link in write.links}
     read = tx.notes(ids=sorted({write.trigger_id} | targets | {r.id for r in write.revisions}), links=True)
+    if write.pending and next((n.analysis for n in read if n.id == write.trigger_id), None) != "pending":
+        return EvolutionOutcome(write.trigger_id, created=False)  # gone, or another worker applied it: never twice
     current = {n.id: n.version for n in read}
     stale = [r.id for r in write.revisions if current.get(r.id) != r.expected_version]
     if stale and (not allow_stale or (row is None and write.trigger_id in stale)):
@@ -261,15 +275,19 @@ class Evolver:
         self.analyser = analyser
         self.settings = settings
         self.extractor = extractor
+        self.offline = HeuristicAnalyser()  # what a queued note holds until the model's analysis arrives
         self._extraction = ThreadPoolExecutor(max_workers=1, thread_name_prefix="amem-extract")
 
     def close(self) -> None:
         self._extraction.shutdown(wait=True)
 
-    def add(self, tenant: str, note: NoteInput, *, neighbourhood: str | None = None) -> EvolutionOutcome:
+    def add(
+        self, tenant: str, note: NoteInput, *, neighbourhood: str | None = None, queued: bool = False,
+    ) -> EvolutionOutcome:
         """Store a validated note with its analysis, links and neighbour evolution; a repeat returns the original.
         `neighbourhood` gives the turns around a note that has no session here (a page promoted from the
-        tiers, whose dialogue order lives on its pages)."""
+        tiers, whose dialogue order lives on its pages). `queued`: the offline analysis now, the analyser's later
+        (`analyse_pending`, by a worker): the note is stored marked pending."""
         query = candidate_text(note.content)
         session = note.session
         known, lexical, tail = self.store.read(tenant, lambda tx: self._first_reads(tx, note, query))
@@ -290,8 +308,10 @@ class Evolver:
             # A later attempt reads again: the neighbours moved on since the first read.
             lexical, tail = first_read.pop() if first_read else (None, self._session_tail(tenant, session))
             hits = self._candidates(tenant, query, vector, lexical=lexical)
-            return self._plan(note, self.analyser.analyse(note, hits), hits, tail=tail, neighbourhood=neighbourhood,
-                              extracted=extracted, vector=vector if whole else None, passages=passages)
+            analysis = (self.offline if queued else self.analyser).analyse(note, hits)
+            write = self._plan(note, analysis, hits, tail=tail, neighbourhood=neighbourhood,
+                               extracted=extracted, vector=vector if whole else None, passages=passages)
+            return replace(write, queued=True, given=given_fields(note)) if queued else write
 
         outcome = self._attempts(tenant, note.id, plan)
         if outcome is None:  # cannot happen: the last attempt of an add skips stale neighbours instead
@@ -338,6 +358,39 @@ class Evolver:
 
         return self._attempts(tenant, note_id, plan)
 
+    def analyse_pending(self, tenant: str, note_id: str) -> EvolutionOutcome | None:
+        """Apply the analysis a queued note waits for, as an add would have (its derived fields, links, evolution
+        of its neighbours, supersession), once: None when there is nothing to apply (the note is gone or analysed
+        already). The fields its caller set stay; a failed call applies the offline analysis, marked degraded."""
+
+        asked: list[tuple[NoteInput, NoteAnalysis, list[SearchHit]]] = []  # the model's answer, for every attempt
+
+        def plan() -> EvolutionWrite | None:
+            found = self.store.read(tenant, lambda tx: tx.notes(ids=[note_id], links=True))
+            if not found or found[0].analysis != "pending":
+                return None
+            current = found[0]
+            note = NoteInput(
+                content=current.content, source=current.source, category=current.category,
+                importance=current.importance, event_time=current.event_time, id=current.id,
+                session=current.session, speaker=current.speaker,
+                **{name: getattr(current, name) for name in current.given if name in GIVEN_FIELDS},
+            )
+            if asked and asked[0][0] == note:
+                # A concurrent write moved a neighbour on: the answer stands, applied to the neighbours as they are
+                # now (another call would cost what the first did and decide the same).
+                _, analysis, offered = asked[0]
+                candidates = self._current(tenant, offered)
+            else:
+                query = candidate_text(note.content)
+                candidates = self._candidates(tenant, query, self.embedder.embed_one(query), exclude=current.id)
+                analysis = self.analyser.analyse(note, candidates)
+                asked[:] = [(note, analysis, candidates)]
+            return replace(self._plan(note, analysis, candidates, existing=current, reason="analysis"), pending=True)
+
+        outcome = self._attempts(tenant, note_id, plan)
+        return outcome if outcome is not None and outcome.decision else None
+
     # -- internals --------------------------------------------------------------------------------
 
     def _attempts(
@@ -355,6 +408,11 @@ class Evolver:
         # Only a reanalysis gets here (an add's last attempt skips stale neighbours): its note kept changing.
         event("reanalysis_abandoned", note_id=note_id, attempts=attempts)
         return None
+
+    def _current(self, tenant: str, hits: Sequence[SearchHit]) -> list[SearchHit]:
+        """The hits with their notes as they are now (those deleted since left out)."""
+        now = {n.id: n for n in self.store.read(tenant, lambda tx: tx.notes(ids=[hit.note.id for hit in hits]))}
+        return [replace(hit, note=now[hit.note.id]) for hit in hits if hit.note.id in now]
 
     def _apply(self, tenant: str, write: EvolutionWrite, *, allow_stale: bool) -> EvolutionOutcome:
         return self.store.write(tenant, lambda tx: apply_evolution(
@@ -381,9 +439,10 @@ class Evolver:
         self, note: NoteInput, analysis: NoteAnalysis, candidates: Sequence[SearchHit], *,
         existing: Note | None = None, tail: Sequence[Note] = (), neighbourhood: str | None = None,
         extracted: Sequence[Mention] | None = None, vector: np.ndarray | None = None,
-        passages: Sequence[Passage] | None = None,
+        passages: Sequence[Passage] | None = None, reason: str = "reanalysis",
     ) -> EvolutionWrite:
-        """The write an analysis makes; `vector` and `passages`, the new note's own when they are known already."""
+        """The write an analysis makes; `vector` and `passages`, the new note's own when they are known already;
+        `reason`, that of the revision of an `existing` note's own fields."""
         by_id = {hit.note.id: hit.note for hit in candidates}
         analysis = self._offered_only(note.id, analysis, by_id)
         own = NoteInput(  # what the caller gave wins over what was derived
@@ -430,11 +489,13 @@ class Evolver:
             for c in changes
         ]
         if existing is not None:  # reanalysis: the note's own derived fields are a revision too
+            same = (own.context, own.tags, own.keywords) == (existing.context, existing.tags, existing.keywords)
             revisions.insert(
                 0,
                 Revision(
-                    existing.id, existing.version, "reanalysis", vectors[0], context=own.context, tags=own.tags,
+                    existing.id, existing.version, reason, vectors[0], context=own.context, tags=own.tags,
                     keywords=own.keywords, analysis=analysis.analysis, model=analysis.model,
+                    derived=same,  # an analysis that changes none of its fields keeps no version
                 ),
             )
         named = {**by_id, str(note.id): own}
@@ -496,4 +557,4 @@ class Evolver:
         return (other.id, note.id, reason) if theirs <= mine else (note.id, other.id, reason)
 
 
-__all__ = ["EvolutionOutcome", "EvolutionWrite", "Evolver", "Revision", "apply_evolution", "identity", "revise_if_current"]
+__all__ = ["GIVEN_FIELDS", "EvolutionOutcome", "EvolutionWrite", "Evolver", "Revision", "apply_evolution", "given_fields", "identity", "revise_if_current"]

@@ -12,7 +12,7 @@ ON CREATE SET
   n.retrieval_count = 0, n.event_time = row.event_time, n.created_at = $now, n.updated_at = $now,
   n.version = 1, n.valid_from = coalesce(row.event_time, $now), n.analysis = row.analysis, n.model = row.model,
   n.speaker = row.speaker, n.neighbourhood = row.neighbourhood, n.addressee = row.addressee, n.called = row.called,
-  n.extracted = row.extracted
+  n.extracted = row.extracted, n.given = row.given
 WITH n, row, n.id = row.id AS created
 CALL (n, row, created) {
   WITH n, row WHERE created

@@ -21,6 +21,7 @@ UNIQUE: tuple[tuple[str, tuple[str, ...]], ...] = (
 )
 
 SESSION_KEYS = {"Note": "session", "Page": "session_id"}  # what `in_session` finds nodes by
+VALUE_KEYS = {"Note": "analysis"}  # what `having` finds nodes by (the analysis queue: pending notes)
 Op = list[Any]  # a journaled operation, JSON-ready but for numpy vectors (see persist.py)
 
 
@@ -56,6 +57,7 @@ class PropertyGraph:
         self._by_label: dict[str, set[int]] = {}
         self._by_tenant: dict[tuple[str, Any], set[int]] = {}  # (label, tenant) → node keys
         self._by_session: dict[tuple[str, Any, Any], set[int]] = {}  # (label, tenant, session) → node keys
+        self._by_value: dict[tuple[str, Any], set[int]] = {}  # (label, value of its VALUE_KEYS property) → node keys
         self._unique: dict[tuple[str, tuple[str, ...]], dict[tuple[Any, ...], int]] = {u: {} for u in UNIQUE}
         self._journal: list[tuple[Op, Callable[[], None]]] | None = None
         self.touched: set[int] = set()  # nodes changed since the derived indexes last caught up
@@ -76,6 +78,10 @@ class PropertyGraph:
     def in_session(self, label: str, tenant: Any, session: Any) -> list[Node]:
         """A tenant's notes of a `session` (or pages of a `session_id`), in no order."""
         return [self.nodes[k] for k in self._by_session.get((label, tenant, session), ())]
+
+    def having(self, label: str, value: Any) -> list[Node]:
+        """Nodes with `label` whose VALUE_KEYS property is `value` (notes whose analysis is pending)."""
+        return [self.nodes[k] for k in self._by_value.get((label, value), ())]
 
     def unique(self, label: str, **props: Any) -> Node | None:
         """The node a unique key names, e.g. unique("Note", id="n1")."""
@@ -203,6 +209,8 @@ class PropertyGraph:
                 session = node.props.get(SESSION_KEYS.get(label, ""))
                 if session is not None:
                     keys.append(self._by_session.setdefault((label, node.props["tenant"], session), set()))
+            if label in VALUE_KEYS and (value := node.props.get(VALUE_KEYS[label])) is not None:
+                keys.append(self._by_value.setdefault((label, value), set()))
             for bucket in keys:
                 (bucket.add if add else bucket.discard)(node.key)
         for (label, names), index in self._unique.items():

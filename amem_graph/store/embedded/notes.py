@@ -77,7 +77,7 @@ class EmbeddedNotes:
         props = {
             **{k: row[k] for k in ("id", "content", "content_hash", "source", "keywords", "tags", "context", "category",
                                    "importance", "event_time", "analysis", "model", "speaker", "neighbourhood")},
-            **{k: row[k] for k in ("addressee", "called", "extracted") if row.get(k) is not None},
+            **{k: row[k] for k in ("addressee", "called", "extracted", "given") if row.get(k) is not None},
             "tenant": self.tenant, "retrieval_count": 0, "created_at": self.now, "updated_at": self.now, "version": 1,
             "valid_from": row["event_time"] or self.now, "embedding": np.asarray(row["embedding"], dtype=np.float32),
         }
@@ -137,7 +137,9 @@ class EmbeddedNotes:
             if node is None:
                 continue
             if not revision.versioned:  # cypher/note/refresh.cypher
-                after = [*(node.props.get("neighbourhood_after") or ()), self.now]
+                after = node.props.get("neighbourhood_after")
+                if revision.values.get("neighbourhood") is not None:
+                    after = [*(after or ()), self.now]
                 self.graph.set(node, **_stored(revision.values), neighbourhood_after=after)
                 continue
             version = self._keep_version(node, reason=revision.reason, evolution_id=evolution_id)

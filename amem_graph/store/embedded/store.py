@@ -10,7 +10,9 @@ re-embedding: admin.py; BM25: fulltext.py."""
 from __future__ import annotations
 
 import threading
+from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -56,6 +58,9 @@ class EmbeddedStore(EmbeddedAdmin):
         self._fulltext = FulltextIndex(TEXT_FIELDS)
         self._page_text = FulltextIndex(PAGE_FIELDS)
         self._vectors: dict[tuple[str, str], tuple[int, list[int], np.ndarray]] = {}  # (label, tenant) → (version, keys, unit rows)
+        # Claims of the analysis queue live with the process: one process holds the folder, so a claim it made
+        # cannot outlive it (on Neo4j they are properties that expire).
+        self._claims: dict[str, tuple[str, datetime]] = {}  # note id → (worker, until)
 
     # -- plumbing ---------------------------------------------------------------------------------
 
@@ -208,6 +213,42 @@ class EmbeddedStore(EmbeddedAdmin):
             self._fulltext.update(key, node.props if "Note" in labels else None)
             self._page_text.update(key, node.props if "Page" in labels else None)
         self.graph.touched.clear()
+
+    # -- the analysis queue -----------------------------------------------------------------------
+
+    def claim_analyses(
+        self, worker: str, limit: int, lease_s: float, *, release: Sequence[str] = (),
+    ) -> list[tuple[str, str]]:
+        """cypher/analysis/release.cypher, lock.cypher and claim.cypher, over the claims this process holds."""
+
+        def work() -> list[tuple[str, str]]:
+            for note_id in release:
+                if self._claims.get(note_id, ("", None))[0] == worker:
+                    del self._claims[note_id]
+            now = validation.now()
+            busy: Counter[str] = Counter()
+            free: dict[str, list[Node]] = {}
+            for node in sorted(self.graph.having("Note", "pending"), key=lambda n: (n.props["created_at"], n.props["id"])):
+                claim = self._claims.get(node.props["id"])
+                if claim is not None and claim[1] > now:
+                    busy[node.props["tenant"]] += 1
+                else:
+                    free.setdefault(node.props["tenant"], []).append(node)
+            turns = sorted(((busy[tenant] + place, node.props["created_at"], node.props["id"], tenant)
+                            for tenant, nodes in free.items() for place, node in enumerate(nodes[: max(0, limit)])))
+            until = now + timedelta(seconds=lease_s)
+            claimed = [(tenant, note_id) for _, _, note_id, tenant in turns[: max(0, limit)]]
+            self._claims.update((note_id, (worker, until)) for _, note_id in claimed)
+            return claimed
+
+        return self._read(work)
+
+    def analysis_queue(self, tenant: str | None = None) -> tuple[int, datetime | None]:
+        def work() -> tuple[int, datetime | None]:
+            pending = [n for n in self.graph.having("Note", "pending") if tenant is None or n.props["tenant"] == tenant]
+            return len(pending), min((n.props["created_at"] for n in pending), default=None)
+
+        return self._read(work)
 
     # -- admin ------------------------------------------------------------------------------------
 
