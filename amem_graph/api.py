@@ -113,8 +113,10 @@ class AgenticMemory:
         self.entities = Entities(self._store, self.tenant, self._extractor, client, self.settings.tiers.assistant)
         self.retention = Retention(self._store, self.tenant, self.settings.tiers.heat_params())
         self.network = Network(self._store, self.tenant, self.entities)
+        # Only a process that has a model to wait for analyses the queue (the offline analysis is there already).
         self._worker = AnalysisWorker(self._store, self._evolver, concurrency=self.settings.llm.concurrency,
-                                      lease_s=self.settings.llm.lease_s, enabled=self.settings.llm.worker == "thread")
+                                      lease_s=self.settings.llm.lease_s,
+                                      enabled=self.settings.llm.worker == "thread" and self.analyser.kind != "heuristic")
         if self._queues(None):
             self._worker.notify()  # what an earlier process queued and did not apply
 
@@ -189,6 +191,8 @@ class AgenticMemory:
         """
         if isinstance(items, str | bytes):  # a string is a sequence too, of one-letter notes
             raise InvalidInput("add_many takes a list of notes; for one text, use add")
+        if analyse:
+            self._needs_llm("add_many with analyse")
         tenant = self._tenant(tenant)
         notes = validation.each(items, self._checked, on_invalid)
         size = self.settings.write_batch_size if batch_size is None else batch_size
@@ -567,10 +571,7 @@ class AgenticMemory:
         """Analyse again with the configured LLM: the given notes, or the oldest `limit` heuristic and
         degraded ones (and bulk-imported ones with `include_unanalysed`). Returns the ids upgraded;
         a note whose analysis degrades again keeps what it has."""
-        if self.analyser.kind != "llm":
-            raise LLMNotConfigured(
-                "reanalyze needs an LLM: set AMEM_LLM_BASE_URL (any OpenAI-compatible server) or AMEM_LLM_API_KEY"
-            )
+        self._needs_llm("reanalyze")
         tenant = self._tenant(tenant)
         if not 1 <= limit <= MAX_K:
             raise InvalidInput(f"limit must be 1-{MAX_K}")
@@ -586,7 +587,7 @@ class AgenticMemory:
     def pending(self, *, tenant: str | None = None) -> int:
         """How many notes of the tenant wait for the model's analysis (`add` in the background, `add_many`
         with `analyse`)."""
-        return self._store.analysis_queue(self._tenant(tenant))[0]
+        return int(self.queue(tenant=self._tenant(tenant))["pending"])
 
     def wait(self, timeout: float | None = None, *, tenant: str | None = None) -> bool:
         """Wait until no note of the tenant waits for its analysis, for at most `timeout` seconds (None: as long
@@ -595,6 +596,19 @@ class AgenticMemory:
         if self.pending(tenant=tenant):
             self._worker.notify()
         return self._worker.drained(lambda: self.pending(tenant=tenant) == 0, timeout)
+
+    def work(self, *, until_empty: bool = False, on_done: Callable[[], None] | None = None) -> dict[str, int]:
+        """Analyse the queue of every tenant in this thread, as `amem-graph worker` does: until it is empty with
+        `until_empty`, else until `close()` (from another thread) or an interrupt; `on_done()` after each analysis.
+        Returns the counts of what it did: applied, skipped (gone or analysed already), failed."""
+        self._needs_llm("the analysis worker")
+        return self._worker.run(lambda: until_empty and self._store.analysis_queue()[0] == 0, on_done)
+
+    def _needs_llm(self, what: str) -> None:
+        if self.analyser.kind == HeuristicAnalyser.kind:
+            raise LLMNotConfigured(
+                f"{what} needs an LLM: set AMEM_LLM_BASE_URL (any OpenAI-compatible server) or AMEM_LLM_API_KEY"
+            )
 
     def _queues(self, background: bool | None) -> bool:
         """Whether an add waits for no analyser but the offline one: only when there is another to wait for."""
@@ -613,9 +627,18 @@ class AgenticMemory:
             return warmup.run(scratch, seconds)
 
     def stats(self, *, tenant: str | None = None) -> StoreStats:
-        """Counts from the store, plus this process's LLM calls and tokens per operation."""
+        """Counts from the store, the analysis queue (notes pending, how long the oldest has waited, what this
+        process's worker did), and this process's LLM calls and tokens per operation."""
         stats = self._store.stats(None if tenant is None else validation.tenant(tenant))
-        return replace(stats, llm=self.llm.usage() if self.llm else {})
+        queue = {**self.queue(tenant=tenant), "worker": dict(self._worker.counts) if self._worker.started else {}}
+        return replace(stats, llm=self.llm.usage() if self.llm else {}, queue=queue)
+
+    def queue(self, *, tenant: str | None = None) -> dict[str, float]:
+        """The analysis queue of one tenant (None: of every tenant): `pending` notes, and `lag_s`, how long the
+        oldest of them has waited."""
+        pending, oldest = self._store.analysis_queue(None if tenant is None else validation.tenant(tenant))
+        lag = (validation.now() - oldest).total_seconds() if oldest is not None else 0.0
+        return {"pending": pending, "lag_s": round(max(0.0, lag), 3)}
 
     # -- lifecycle -------------------------------------------------------------------------------
 

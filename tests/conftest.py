@@ -339,10 +339,9 @@ def llm() -> Iterator[ScriptedLLM]:
 
 @pytest.fixture
 def llm_memory(settings: Settings, memory: AgenticMemory, llm: ScriptedLLM) -> Iterator[AgenticMemory]:
-    """`memory`'s tenant and store, analysed by the scripted LLM."""
-    configured = replace(
-        settings, llm=LLMSettings(base_url=llm.base_url, model="scripted", backoff_s=0.0, timeout_s=0.5, max_retries=1)
-    )
+    """`memory`'s tenant and store, analysed by the scripted LLM as each note is added (background: off)."""
+    configured = replace(settings, llm=LLMSettings(
+        base_url=llm.base_url, model="scripted", backoff_s=0.0, timeout_s=0.5, max_retries=1, background=False))
     shared = memory._store if memory.admin.kind == "embedded" else None
     with AgenticMemory(configured, tenant=memory.tenant, store=shared) as mem:
         yield mem

@@ -191,7 +191,7 @@ def test_with_an_llm_the_analysis_names_the_entities(memory: AgenticMemory, sett
     from amem_graph.settings import LLMSettings
 
     with ScriptedLLM() as llm:
-        llm_settings = with_(settings, llm=LLMSettings(base_url=llm.base_url, api_key="test", model="scripted"))
+        llm_settings = with_(settings, llm=LLMSettings(background=False, base_url=llm.base_url, api_key="test", model="scripted"))
         store = memory._store if memory.admin.kind == "embedded" else None
         with AgenticMemory(llm_settings, tenant=memory.tenant, store=store) as smart:
             llm.script(Answer(json.dumps({
@@ -343,7 +343,7 @@ def test_suggested_merges_by_rule_and_by_llm(memory: AgenticMemory, settings) ->
     assert {("caroline hill", "caroline"), ("melanie stone", "melanie")} <= found
     assert len(found & spellings) == 1 and len(found) == 3
     with ScriptedLLM() as llm:
-        llm_settings = with_(settings, llm=LLMSettings(base_url=llm.base_url, api_key="test", model="scripted"))
+        llm_settings = with_(settings, llm=LLMSettings(background=False, base_url=llm.base_url, api_key="test", model="scripted"))
         store = memory._store if memory.admin.kind == "embedded" else None
         with AgenticMemory(llm_settings, tenant=memory.tenant, store=store) as smart:
             made = smart.entities.merge_suggested()

@@ -190,7 +190,7 @@ def test_link_budget_invalidates_the_weakest_link(settings: Settings, tenant: st
         return analysis(links=links)
 
     with ScriptedLLM(responder=link_to_the_hub) as llm:
-        configured = replace(settings, link_budget=2, llm=LLMSettings(base_url=llm.base_url, model="scripted", backoff_s=0))
+        configured = replace(settings, link_budget=2, llm=LLMSettings(background=False, base_url=llm.base_url, model="scripted", backoff_s=0))
         with AgenticMemory(configured, tenant=tenant) as mem:
             try:
                 hub = mem.add("The book club meets on Fridays.")
@@ -231,7 +231,7 @@ def test_revert_restores_absent_fields_and_the_analyser(settings: Settings, tena
     with AgenticMemory(settings, tenant=tenant) as offline:
         try:
             note = offline.add("Nate bought a turtle.")  # no category, no event time, heuristic analysis
-            configured = replace(settings, llm=LLMSettings(base_url=llm.base_url, model="scripted", backoff_s=0))
+            configured = replace(settings, llm=LLMSettings(background=False, base_url=llm.base_url, model="scripted", backoff_s=0))
             with AgenticMemory(configured, tenant=tenant) as online:
                 assert online.reanalyze([note.id]) == [note.id]
                 online.update(note.id, category="pets", event_time="2023-01-01T00:00:00Z")
@@ -292,7 +292,7 @@ def test_reanalyze_upgrades_heuristic_notes(settings: Settings, tenant: str, llm
             second = offline.add("Caroline says the support group helped her.")
             with pytest.raises(LLMNotConfigured):
                 offline.reanalyze()
-            configured = replace(settings, llm=LLMSettings(base_url=llm.base_url, model="scripted", backoff_s=0))
+            configured = replace(settings, llm=LLMSettings(background=False, base_url=llm.base_url, model="scripted", backoff_s=0))
             with AgenticMemory(configured, tenant=tenant) as online:
                 assert sorted(online.reanalyze()) == sorted([first.id, second.id])
                 upgraded = online.get(second.id)

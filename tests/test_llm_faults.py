@@ -21,7 +21,7 @@ STORES = ("neo4j", "embedded")
 
 
 def _configured(settings: Settings, memory: AgenticMemory, llm: ScriptedLLM) -> AgenticMemory:
-    llm_settings = LLMSettings(base_url=llm.base_url, model="scripted", backoff_s=0.0, timeout_s=0.5, max_retries=1)
+    llm_settings = LLMSettings(background=False, base_url=llm.base_url, model="scripted", backoff_s=0.0, timeout_s=0.5, max_retries=1)
     shared = memory._store if memory.admin.kind == "embedded" else None
     return AgenticMemory(replace(settings, llm=llm_settings), tenant=memory.tenant, store=shared)
 

@@ -51,7 +51,7 @@ def test_each_operation_is_one_event_without_its_content(memory: AgenticMemory, 
 def test_an_operation_counts_the_tokens_its_llm_calls_spent(settings: Settings, memory: AgenticMemory,
                                                             caplog: pytest.LogCaptureFixture) -> None:
     with ScriptedLLM() as llm:
-        llm_settings = LLMSettings(base_url=llm.base_url, model="scripted", backoff_s=0.0)
+        llm_settings = LLMSettings(background=False, base_url=llm.base_url, model="scripted", backoff_s=0.0)
         shared = memory._store if memory.admin.kind == "embedded" else None
         with AgenticMemory(replace(settings, llm=llm_settings), tenant=memory.tenant, store=shared) as mem:
             with caplog.at_level(logging.INFO, logger="amem_graph"):

@@ -182,7 +182,7 @@ def test_a_note_longer_than_the_window_is_embedded_once(memory: AgenticMemory, s
         with client, AgenticMemory(settings, tenant=memory.tenant, store=memory._store, embedder=memory.embedder,
                                    analyser=LLMAnalyser(client)) as analysed:
             monkeypatch.setattr(memory.embedder, "embed", counted)
-            note = analysed.add(content)
+            note = analysed.add(content, background=False)
             monkeypatch.undo()
     assert embedded.count(content) == 1  # the candidates' query and the note's vector, one embedding
     assert not [t for t in embedded if t.startswith(content) and t != content]  # no composite of it

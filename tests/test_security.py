@@ -48,7 +48,7 @@ def test_logs_at_the_default_level_hold_no_memory_or_secret(settings: Settings, 
                                                               caplog: pytest.LogCaptureFixture) -> None:
     with ScriptedLLM() as llm, caplog.at_level(logging.WARNING):
         llm.script(Fault(500), Fault(500), Answer("not json " + SECRET), Raw(b'{"choices": [' + SECRET.encode()))
-        configured = replace(settings, llm=LLMSettings(base_url=llm.base_url, api_key="sk-" + SECRET, model="scripted",
+        configured = replace(settings, llm=LLMSettings(background=False, base_url=llm.base_url, api_key="sk-" + SECRET, model="scripted",
                                                        backoff_s=0.0, timeout_s=0.5, max_retries=1))
         shared = memory._store if memory.admin.kind == "embedded" else None
         with AgenticMemory(configured, tenant=memory.tenant, store=shared) as mem:

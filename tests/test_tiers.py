@@ -278,7 +278,7 @@ def test_llm_faults_store_no_error_strings_and_lose_no_page(
     open_tiers: Callable[..., AgenticMemory], llm: ScriptedLLM, tenant: str
 ) -> None:
     memory = open_tiers(
-        LLMSettings(base_url=llm.base_url, model="scripted", backoff_s=0.0, timeout_s=5.0, max_retries=0),
+        LLMSettings(background=False, base_url=llm.base_url, model="scripted", backoff_s=0.0, timeout_s=5.0, max_retries=0),
         stm_capacity=1, promote_heat=1.5,
     )
     error = "Error: scripted failure 500"
@@ -305,7 +305,7 @@ def test_llm_faults_store_no_error_strings_and_lose_no_page(
 def test_the_llm_path_analyses_turns_and_respond_answers_and_remembers(
     open_tiers: Callable[..., AgenticMemory], llm: ScriptedLLM
 ) -> None:
-    memory = open_tiers(LLMSettings(base_url=llm.base_url, model="scripted", backoff_s=0.0, timeout_s=5.0),
+    memory = open_tiers(LLMSettings(background=False, base_url=llm.base_url, model="scripted", backoff_s=0.0, timeout_s=5.0),
                         stm_capacity=1, promote_heat=1.5)
     first = memory.add_turn(DOG[0], "Lovely!", session_id="s1")
     second = memory.add_turn(DOG[1], "Fun.", session_id="s1")

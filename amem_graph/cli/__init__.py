@@ -21,6 +21,7 @@ from . import (
     tiers,
     transfer,
     view,
+    worker,
 )
 from .common import EXIT_CODES, user_errors
 from .doctor import doctor
@@ -48,6 +49,7 @@ app.command()(user_errors(doctor))
 app.command()(user_errors(check.check))
 app.command()(user_errors(mcp.mcp))
 app.command()(user_errors(view.view))
+app.command()(user_errors(worker.worker))
 
 
 def main() -> None:

@@ -25,6 +25,9 @@ def ingest(
     format: Annotated[Format, typer.Option(help="auto: by extension and first line")] = "auto",  # type: ignore[valid-type]
     conversation: Annotated[str | None, typer.Option(help="LoCoMo: the sample_id (default: the first)")] = None,
     bulk: Annotated[bool, typer.Option(help="Notes without analysis (add_many, batched); `reanalyze` later")] = False,
+    analyse: Annotated[bool, typer.Option(
+        "--analyse", help="Notes stored in bulk, then analysed by the LLM with AMEM_LLM_CONCURRENCY calls in flight "
+                          "(each as an add would be); the ingest returns when the queue is empty")] = False,
     limit: Annotated[int | None, typer.Option(min=1, help="Only the first N records")] = None,
     skip_invalid: Annotated[bool, typer.Option(
         help="Leave out a record that cannot be stored (said on stderr, counted in the report) and add the rest; "
@@ -57,14 +60,18 @@ def ingest(
             held = mem.existing(every)
             todo = [note for i, note in enumerate(every) if i not in held]
             with progress(len(todo), "notes") as advance:
-                if bulk:
-                    mem.add_many(todo, on_batch=advance)
+                if bulk or analyse:
+                    mem.add_many(todo, on_batch=advance, analyse=analyse)
                 else:
                     for note in todo:
                         mem.add(note.content, source=note.source, keywords=note.keywords, tags=note.tags,
                                 context=note.context, category=note.category, importance=note.importance,
-                                event_time=note.event_time, id=note.id, session=note.session, speaker=note.speaker)
+                                event_time=note.event_time, id=note.id, session=note.session, speaker=note.speaker,
+                                background=False)
                         advance()
+            if analyse:
+                with progress(mem.pending(), "analyses") as advance:
+                    mem.work(until_empty=True, on_done=advance)
     seconds = time.perf_counter() - began
     report = {"format": kind, "records": len(every), "added": len(todo), "skipped": len(every) - len(todo),
               "invalid": invalid, "seconds": round(seconds, 2),

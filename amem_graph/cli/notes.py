@@ -49,8 +49,10 @@ MIN_PREFIX = 4  # shorter prefixes would match too many notes to be worth a scan
 
 
 def memory(tenant: str | None = None, store: str | None = None) -> AgenticMemory:
-    """A memory as the environment configures it; `store` (`bench --store`) overrides AMEM_STORE."""
+    """A memory as the environment configures it; `store` (`bench --store`) overrides AMEM_STORE. A command runs
+    no analysis worker: it would claim queued notes only to hand them back as it exits (`amem-graph worker` runs one)."""
     settings = Settings.from_env()
+    settings = replace(settings, llm=replace(settings.llm, worker="off"))
     return AgenticMemory(settings if store is None else replace(settings, store=store), tenant=tenant)
 
 
@@ -111,6 +113,8 @@ def add(
     event_time: Annotated[str | None, typer.Option(help="When it happened, ISO-8601")] = None,
     session: Annotated[str | None, typer.Option(help="The conversation or episode it belongs to")] = None,
     speaker: Annotated[str | None, typer.Option(help='Who said it [default: "Name" of a leading "Name: "]')] = None,
+    background: Annotated[bool, typer.Option(
+        "--background", help="With an LLM, queue its analysis for `amem-graph worker` instead of waiting for it")] = False,
     as_json: JsonOption = False,
 ) -> None:
     """Add a note (adding the same text from the same source again returns the existing note); a note with
@@ -120,7 +124,7 @@ def add(
         note = mem.add(
             text,  # type: ignore[arg-type]
             source=source, tags=tag or (), keywords=keyword or (), context=context, category=category,
-            event_time=event_time, session=session, speaker=speaker,
+            event_time=event_time, session=session, speaker=speaker, background=background,
         )
     if as_json:
         print_json(note.to_dict())
@@ -243,6 +247,9 @@ def stats(tenant: Annotated[str | None, typer.Option("--tenant", "-t", help="Onl
         print_json(vars(result))
         return
     console.print(Text(f"Store: {result.store} at {result.location}; {_schema(result.schema)}"))
+    if result.queue.get("pending"):
+        console.print(Text(f"Analysis queue: {result.queue['pending']} notes wait for the model's analysis, the oldest "
+                           f"for {result.queue['lag_s']:.0f} s"))
     table = Table(text_column("label / relationship"), value_column("count"))
     for name, count in {**result.labels, **result.relationships}.items():
         table.add_row(*plain(name, count))

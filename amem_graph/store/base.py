@@ -48,6 +48,7 @@ class StoreStats:
     evolutions: dict[str, dict[str, int]] = field(default_factory=dict)  # per analyser: adds + reanalyses, tokens
     llm: dict[str, dict[str, float]] = field(default_factory=dict)  # this process, per operation: calls, tokens...
     server: dict[str, Any] = field(default_factory=dict)  # Neo4j: its release, and how k-NN filters by tenant
+    queue: dict[str, Any] = field(default_factory=dict)  # the analysis queue: pending notes, the oldest's wait (s)
 
 
 @dataclass(frozen=True)

@@ -44,6 +44,11 @@ class AnalysisWorker:
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._pool: ThreadPoolExecutor | None = None
+        self._on_done: Callable[[], None] | None = None
+
+    @property
+    def started(self) -> bool:
+        return self._pool is not None
 
     def notify(self) -> None:
         """Something was queued: start the worker if it is not running, and have it look now."""
@@ -56,11 +61,17 @@ class AnalysisWorker:
                 self._thread.start()
         self._wake.set()
 
-    def run(self, until: Callable[[], bool] = lambda: False) -> None:
-        """Work in this thread (`amem-graph worker`) until `until()` says stop or `close()` is called."""
+    def run(self, until: Callable[[], bool] = lambda: False, on_done: Callable[[], None] | None = None) -> dict[str, int]:
+        """Work in this thread (`amem-graph worker`) until `until()` holds with nothing in flight, or `close()` is
+        called; `on_done()` after each analysis. Returns the counts of what it did."""
         with self._lock:
             self._pool = self._pool or ThreadPoolExecutor(self.concurrency, thread_name_prefix="amem-analysis")
-        self._run(until)
+            self._on_done = on_done
+        try:
+            self._run(lambda: not self._in_flight and until())
+        finally:
+            self._on_done = None
+        return dict(self.counts)
 
     def drained(self, empty: Callable[[], bool], timeout: float | None) -> bool:
         """Wait until `empty()` holds, for at most `timeout` seconds (None: no bound)."""
@@ -124,4 +135,7 @@ class AnalysisWorker:
         finally:
             with self._lock:
                 self._in_flight.pop(note_id, None)
+                report = self._on_done
             self._wake.set()
+            if report is not None:
+                report()

@@ -1,12 +1,13 @@
 """Prometheus metrics of a memory server: what operators of memory services watch (operation rate and
-latency, evolutions, store errors, LLM calls, tokens and failures), in a registry of its own."""
+latency, evolutions, store errors, LLM calls, tokens and failures, the analysis queue's length and lag), in a
+registry of its own."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 
 from prometheus_client import CollectorRegistry, Counter, Histogram
-from prometheus_client.core import CounterMetricFamily
+from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
 from prometheus_client.registry import Collector
 
 from ...api import AgenticMemory
@@ -32,6 +33,7 @@ class MemoryMetrics:
         self.store_errors = Counter("amem_store_errors", "Operations the store failed (down or erroring)",
                                     ["error"], registry=self.registry)
         self.registry.register(_LLMUsage(memory))
+        self.registry.register(_Queue(memory))
         self._stop: Callable[[], None] = observe(self._observed)
 
     def _observed(self, operation: Operation, seconds: float, error: BaseException | None) -> None:
@@ -67,3 +69,17 @@ class _LLMUsage(Collector):
             tokens.add_metric([name, "prompt"], counts["prompt_tokens"])
             tokens.add_metric([name, "completion"], counts["completion_tokens"])
         yield from (calls, failures, tokens)
+
+
+class _Queue(Collector):
+    """The analysis queue of every tenant, read when scraped: how many notes wait, and for how long the oldest."""
+
+    def __init__(self, memory: AgenticMemory) -> None:
+        self._memory = memory
+
+    def collect(self) -> Iterator[GaugeMetricFamily]:
+        queue = self._memory.queue()
+        yield GaugeMetricFamily("amem_analysis_queue", "Notes that wait for the model's analysis",
+                                value=queue["pending"])
+        yield GaugeMetricFamily("amem_analysis_queue_lag_seconds", "How long the oldest queued note has waited",
+                                value=queue["lag_s"])
