@@ -10,6 +10,7 @@ import sys
 import time
 from collections import Counter
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from pathlib import Path
 
@@ -102,7 +103,10 @@ def test_the_users_edit_of_a_pending_note_wins_over_the_late_analysis(
         assert mem.wait(30)
         edited, given = mem.get(edited.id), mem.get(given.id)
     assert edited.analysis == given.analysis == "llm"
-    assert edited.tags == ("dogs",) and edited.context.startswith("A note about")
+    # The user's tags stay (a neighbour's evolution may add one, as it may to any note); the model's own for this
+    # note ("Alice", "adopted") are not put in their place. Its context, which the user did not set, is the model's.
+    assert edited.tags[0] == "dogs" and not {"alice", "adopted"} & {t.lower() for t in edited.tags}
+    assert edited.context.startswith("A note about")
     assert given.context == "Said by Alice's neighbour." and given.tags
     assert len(calls_per_note(llm)) == 2  # the deleted note's analysis was dropped, never asked for
 
@@ -185,3 +189,19 @@ def test_two_worker_processes_analyse_each_note_exactly_once(
     applied = [json.loads(out)["applied"] for out in outputs]
     assert sum(applied) == 30 and min(applied) > 0, applied  # both worked, and no note was analysed twice
     assert {memory.get(n.id).analysis for n in memory.list(limit=50)} == {"llm"}
+
+
+def test_an_analysis_two_workers_made_applies_once(
+    memory: AgenticMemory, settings: Settings, slow_llm: ScriptedLLM,
+) -> None:
+    """A claim that expired under a slow worker lets a second one analyse the same note: the later write finds the
+    note analysed already and applies nothing."""
+    with opened(memory, queued(settings, slow_llm, worker="off")) as mem:
+        note = mem.add(TEXTS[0])
+        with ThreadPoolExecutor(2) as pool:
+            outcomes = list(pool.map(lambda _: mem._evolver.analyse_pending(mem.tenant, note.id), range(2)))
+        history = mem.history(note.id)
+    assert sum(outcome is not None for outcome in outcomes) == 1
+    assert len(slow_llm.requests) == 2  # both asked the model
+    assert [v.reason for v in history.versions].count("analysis") == 1
+    assert len([e for e in history.evolutions if e.trigger_note_id == note.id]) == 2  # the offline one, the model's
