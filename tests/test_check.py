@@ -80,9 +80,18 @@ def _reopen_archive(nodes: list[dict[str, Any]], rels: list[dict[str, Any]]) -> 
     restored["props"]["archived_periods"] = restored["props"]["archived_periods"][:1]  # archived, by its periods
 
 
+def _pend_analysed(nodes: list[dict[str, Any]], rels: list[dict[str, Any]]) -> None:
+    """An evolution that applied a queued analysis, while its note still says it waits for one."""
+    evolution = _labelled(nodes, "Evolution")[0]
+    evolution["props"]["decision"] = json.dumps({**json.loads(evolution["props"]["decision"]), "queued": True})
+    trigger = next(n for n in _labelled(nodes, "Note") if n["props"]["id"] == evolution["props"]["trigger_note_id"])
+    trigger["props"]["analysis"] = "pending"
+
+
 @pytest.mark.parametrize(("damage", "rule"), [
     (_drop_version, "versions"), (_break_chain, "chains"), (_miscount_entity, "mentions"),
     (_unrevise, "evolutions"), (_stretch_confidence, "links"), (_reopen_archive, "archives"),
+    (_pend_analysed, "analysis"),
 ])
 def test_each_rule_finds_its_damage(memory: AgenticMemory, damage: Callable[[list, list], None], rule: str) -> None:
     fill(memory)

@@ -12,6 +12,7 @@ from typing import Annotated, Any
 import typer
 
 from ..api import AgenticMemory
+from ..bench import background as background_bench
 from ..bench import chaos as chaos_bench
 from ..bench import embed as embed_bench
 from ..bench import entities as entities_bench
@@ -398,6 +399,31 @@ def network(
     result = _on_stores(store, lambda mem: network_bench.run(mem, data, conversations=names, turns=turns,
                                                              prefix=prefix))
     print_json(result, also_to=json_out)
+
+
+@app.command()
+@user_errors
+def background(
+    data: Annotated[Path | None, typer.Option(help="LoCoMo-layout JSON [default: generated chat turns]")] = None,
+    json_out: JsonOutOption = None,
+    conversation: Annotated[str | None, typer.Option(help="sample_id [default: the first]")] = None,
+    turns: Annotated[int | None, typer.Option(min=20, help="Only the first N turns")] = None,
+    llm_latency: Annotated[float, typer.Option(
+        "--llm-latency", min=0.0, max=60.0, help="Seconds the scripted model takes to answer each analysis")] = 1.5,
+    concurrency: Annotated[int, typer.Option(min=1, max=256, help="Analyses in flight (AMEM_LLM_CONCURRENCY)")] = 8,
+    adds: Annotated[int, typer.Option(min=1, max=10_000, help="Queued adds to time")] = 50,
+    store: StoreOption = None,
+) -> None:
+    """Writes that do not wait for the model: add p50/p95 with the analysis queued (inline beside it) and a search
+    for each note right after its add; an analysed import of one conversation at --concurrency calls in flight
+    (notes a second, calls a note); how long another tenant's note waits behind it; and what the background
+    changes in the network against the inline path. A scripted model on loopback answers after --llm-latency."""
+    settings = Settings.from_env()
+    kinds = ("neo4j", "embedded") if store == "both" else (store.value if store else settings.store_kind,)
+    results = {kind: background_bench.run(replace(settings, store=kind), data, latency_s=llm_latency,
+                                          concurrency=concurrency, adds=adds, conversation=conversation, limit=turns)
+               for kind in kinds}
+    print_json(results[kinds[0]] if len(kinds) == 1 else {"stores": results}, also_to=json_out)
 
 
 @app.command()

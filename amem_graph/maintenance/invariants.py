@@ -10,10 +10,10 @@ import math
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, get_args
 
 from ..ingest.transfer import LABELS, RELATIONSHIP_TYPES
-from ..models import LINK_TYPES
+from ..models import LINK_TYPES, AnalysisKind
 
 RULES = {
     "ends": "every relationship joins two nodes of the tenant",
@@ -28,7 +28,10 @@ RULES = {
     "passages": "a passage belongs to one note, spans part of its content, and has a vector of the index's dimension",
     "archives": "a note is archived exactly when its archive periods are open: an odd number of bounds, the last its "
                 "archived_at",
+    "analysis": "a note is analysed or queued (its analysis is one the engine knows), and the model's analysis that "
+                "was queued for it applied at most once, never while it is still marked pending",
 }
+ANALYSES = frozenset(get_args(AnalysisKind))
 MAX_SHOWN = 20  # violations listed per rule; the count is always whole
 
 
@@ -89,7 +92,23 @@ def check(tenant: str, dimension: int | None, records: Iterable[Mapping[str, Any
     _links(report, nodes, kept)
     _mentions(report, nodes, kept)
     _passages(report, nodes, kept, dimension)
+    _analyses(report, nodes, by_label["Note"])
     return report
+
+
+def _analyses(report: TenantCheck, nodes: Mapping[str, Any], notes: list[Mapping[str, Any]]) -> None:
+    applied: Counter[str] = Counter()
+    for node in nodes.values():
+        if "Evolution" in node["labels"] and json.loads(node["props"].get("decision") or "{}").get("queued"):
+            applied[node["props"].get("trigger_note_id")] += 1
+    for note in notes:
+        kind, times = note.get("analysis") or "none", applied[note.get("id")]
+        if kind not in ANALYSES:
+            report.add("analysis", f"note {note.get('id')!r} has analysis {kind!r}")
+        if times > 1:
+            report.add("analysis", f"the queued analysis of note {note.get('id')!r} applied {times} times")
+        if kind == "pending" and times:
+            report.add("analysis", f"note {note.get('id')!r} is marked pending, but its analysis applied")
 
 
 def _passages(report: TenantCheck, nodes: Mapping[str, Any], rels: list[Mapping[str, Any]], dimension: int | None) -> None:

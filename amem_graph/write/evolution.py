@@ -189,7 +189,8 @@ def apply_evolution(
     seen = (write.note.event_time if write.note else None) or validation.now()
     tx.mention(mention_rows(write.trigger_id, write.mentions, seen))
     decision = {
-        **write.decision, "skipped_stale": stale, "skipped_archived": sorted(archived),
+        **write.decision, **({"queued": True} if write.pending else {}),  # `check`: a queued analysis applies once
+        "skipped_stale": stale, "skipped_archived": sorted(archived),
         "link_budget_invalidated": [{"source_id": d.source_id, "target_id": d.target_id, "type": d.type} for d in dropped],
     }
     # Revised last: the Evolution node, recorded with the revisions, ties the versions they kept.
