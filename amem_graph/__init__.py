@@ -1,5 +1,6 @@
 """amem-graph: agentic memory for LLM agents as a Zettelkasten of linked, evolving notes in Neo4j."""
 
+from .aio import AsyncAgenticMemory
 from .api import AgenticMemory
 from .core import moved
 from .core.tuning import Tuning
@@ -21,6 +22,7 @@ __all__ = [
     "AgenticMemory",
     "AmemError",
     "Archival",
+    "AsyncAgenticMemory",
     "Entity",
     "EntityNotFound",
     "InvalidInput",

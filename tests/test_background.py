@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from amem_graph import AgenticMemory, Settings
-from amem_graph.bench.scripted_llm import Fault, Reply, ScriptedLLM, analysis_answer
+from amem_graph.bench.scripted_llm import Fault, ScriptedLLM, slow_answer
 from amem_graph.errors import LLMNotConfigured
 from amem_graph.settings import LLMSettings
 
@@ -31,17 +31,9 @@ TEXTS = (
 )
 
 
-def slow(seconds: float):  # noqa: ANN201 - a responder
-    def answer(request: dict) -> Reply:
-        time.sleep(seconds)
-        return analysis_answer(request)
-
-    return answer
-
-
 @pytest.fixture
 def slow_llm() -> Iterator[ScriptedLLM]:
-    with ScriptedLLM(slow(0.3)) as server:
+    with ScriptedLLM(slow_answer(0.3)) as server:
         yield server
 
 

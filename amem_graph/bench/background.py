@@ -10,7 +10,7 @@ from __future__ import annotations
 import time
 import uuid
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
@@ -20,7 +20,7 @@ from ..api import AgenticMemory
 from ..ingest import locomo
 from ..models import NoteInput
 from ..settings import LLMSettings, Settings
-from .scripted_llm import Reply, ScriptedLLM, analysis_answer
+from .scripted_llm import ScriptedLLM, slow_answer
 from .texts import sentences
 from .timing import percentiles
 
@@ -30,17 +30,9 @@ STRUCTURE_TURNS = 150  # the inline-against-background comparison, with a model 
 SYNTHETIC_TURNS = 400  # without --data: about one LoCoMo conversation
 
 
-def _answering_after(seconds: float) -> Callable[[dict[str, Any]], Reply]:
-    def answer(request: dict[str, Any]) -> Reply:
-        time.sleep(seconds)
-        return analysis_answer(request)
-
-    return answer
-
-
 @contextmanager
 def _model(latency_s: float) -> Iterator[ScriptedLLM]:
-    with ScriptedLLM(_answering_after(latency_s)) as server:
+    with ScriptedLLM(slow_answer(latency_s)) as server:
         yield server
 
 

@@ -10,7 +10,10 @@ what it killed; and checks: the store opens, every acknowledged note and page is
 or absent, and `check` passes. After the last kill the plan runs once more to the end (a whole cycle of its
 steps at least): every step must return, with every planned note exactly once. With `llm_faults` the child
 analyses through a scripted model on loopback that hangs, resets, fails or is slow one request in two: the same
-must hold, and the notes say how many analyses degraded to the heuristic."""
+must hold, and the notes say how many analyses degraded to the heuristic. With `queued`, writes queue the model's
+analysis (adds in the background, bulk steps with `analyse`) and a worker applies it: the child's own thread on the
+embedded store; on Neo4j an `amem-graph worker` process, killed with the rest each round. After the last run the
+queue must drain, every note analysed once (`check`'s analysis rule) and none left pending."""
 
 from __future__ import annotations
 
@@ -39,13 +42,15 @@ from ..maintenance.invariants import check
 from ..models import NoteInput, RetentionPolicy
 from ..server import free_port, private_server
 from ..settings import Settings
-from .scripted_llm import Flaky, ScriptedLLM
+from .scripted_llm import Flaky, ScriptedLLM, slow_answer
 from .texts import sentences
 
 BATCH = 20  # notes per bulk step
 # Turns promote often: a small short-term memory and a low heat threshold.
 CHILD_ENV = {"AMEM_STM_CAPACITY": "2", "AMEM_PROMOTE_HEAT": "1", "AMEM_LLM_BASE_URL": "", "AMEM_LLM_API_KEY": ""}
 LLM_TIMEOUT_S = 0.5  # with --llm-faults: the child's timeout, which one request in ten hangs past
+QUEUED_LATENCY_S = 0.2  # with --queued: how long the model takes, so that kills land among analyses in flight
+QUEUED_ENV = "AMEM_CHAOS_QUEUED"  # tells the child that bulk steps queue their analysis
 
 
 MAINTENANCE = ("retain", "restore", "consolidate")  # the plan's maintenance steps
@@ -86,10 +91,11 @@ def _texts(step: int) -> list[str]:
 # -- the child ------------------------------------------------------------------------------------
 
 def child(tenant: str, first: int, last: int, to: str | None = None, plan_model: str | None = None,
-          ran_through: int = -1) -> None:
+          ran_through: int = -1, drain: bool = False) -> None:
     """Run steps first..last of the plan, printing one JSON line per step that returned. The settings name the
     model the database was on when the parent last heard; `plan_model` is the plan's first model. A consolidation
-    up to step `ran_through` is a repeat, skipped: the kills' rounds ran it (or the open finished it)."""
+    up to step `ran_through` is a repeat, skipped: the kills' rounds ran it (or the open finished it). With
+    `drain`, then wait until no note of the tenant waits for its analysis."""
     print(json.dumps({"ready": True}), flush=True)
     settings, memory = _opened(Settings.from_env(), tenant)
     first_model = plan_model or settings.embedding_model
@@ -99,7 +105,8 @@ def child(tenant: str, first: int, last: int, to: str | None = None, plan_model:
             texts = _texts(step)
             if kind == "bulk":
                 sources = planned_sources(step, settings.store_kind, to)
-                ids = memory.add_many([NoteInput(content=t, source=s) for t, s in zip(texts, sources, strict=True)])
+                ids = memory.add_many([NoteInput(content=t, source=s) for t, s in zip(texts, sources, strict=True)],
+                                      analyse=bool(os.environ.get(QUEUED_ENV)))
                 done: dict[str, Any] = {"notes": ids}
             elif kind == "add":
                 done = {"notes": [memory.add(texts[0], source=f"chaos:{step}", session="chaos").id]}
@@ -127,6 +134,8 @@ def child(tenant: str, first: int, last: int, to: str | None = None, plan_model:
                 memory = AgenticMemory(settings, tenant=tenant)
                 done = {}
             print(json.dumps({"step": step, **done}), flush=True)
+        if drain:
+            print(json.dumps({"drained": memory.wait(FINAL_MIN_S, tenant=tenant)}), flush=True)
     finally:
         memory.close()
 
@@ -157,12 +166,13 @@ class _Child:
     """A child writer whose acknowledged steps are read as it prints them."""
 
     def __init__(self, env: dict[str, str], tenant: str, first: int, last: int, to: str | None = None,
-                 plan_model: str = "", ran_through: int = -1) -> None:
+                 plan_model: str = "", ran_through: int = -1, drain: bool = False) -> None:
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "amem_graph.bench.chaos", tenant, str(first), str(last), to or "", plan_model,
-             str(ran_through)],
+             str(ran_through), "drain" if drain else ""],
             env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
         )
+        self.drained: bool | None = None
         self.steps: list[dict[str, Any]] = []
         self.finished: list[dict[str, Any]] = []  # consolidations a kill stopped, which its open finished
         self.ready = threading.Event()  # set at its first acknowledged step (or its end): the kill comes after
@@ -175,6 +185,8 @@ class _Child:
             record = json.loads(line)
             if "finished" in record:
                 self.finished.append(record["finished"])
+            elif "drained" in record:
+                self.drained = record["drained"]
             elif not record.get("ready"):
                 self.steps.append(record)
                 self.ready.set()
@@ -197,17 +209,22 @@ class _Child:
 
 
 @contextmanager
-def _target(settings: Settings, store: str, workdir: Path, llm: Flaky | None
+def _target(settings: Settings, store: str, workdir: Path, llm: Flaky | None, queued: bool = False,
             ) -> Iterator[tuple[dict[str, str], Any]]:
     """The environment a child writes with, and what to kill: a private Neo4j server (never the user's),
     or nothing for the embedded store, whose process is the child. With `llm`, the child analyses through
-    it, served on loopback."""
+    it, served on loopback (inline, unless `queued`: then through the queue, with a model that takes
+    QUEUED_LATENCY_S when `llm` is None; on Neo4j the child only queues and worker processes analyse)."""
     base = {**os.environ, **CHILD_ENV, "HF_HUB_OFFLINE": "1", "AMEM_STORE": store}
     with contextlib.ExitStack() as stack:
-        if llm is not None:
-            served = stack.enter_context(ScriptedLLM(llm))
+        model = llm if llm is not None else slow_answer(QUEUED_LATENCY_S) if queued else None
+        if model is not None:
+            served = stack.enter_context(ScriptedLLM(model))
             base.update(AMEM_LLM_BASE_URL=served.base_url, AMEM_LLM_API_KEY="chaos", AMEM_LLM_MODEL="scripted",
-                        AMEM_LLM_TIMEOUT=str(LLM_TIMEOUT_S), AMEM_LLM_MAX_RETRIES="1", AMEM_LLM_BACKOFF="0")
+                        AMEM_LLM_TIMEOUT=str(LLM_TIMEOUT_S), AMEM_LLM_MAX_RETRIES="1", AMEM_LLM_BACKOFF="0",
+                        AMEM_LLM_BACKGROUND="1" if queued else "0")
+        if queued:
+            base.update({QUEUED_ENV: "1", "AMEM_LLM_WORKER": "off" if store == "neo4j" else "thread"})
         if store == "embedded":
             yield {**base, "AMEM_DATA_DIR": str(workdir / "embedded")}, None
             return
@@ -216,9 +233,30 @@ def _target(settings: Settings, store: str, workdir: Path, llm: Flaky | None
         yield {**base, "NEO4J_URI": info.uri, "NEO4J_USER": info.user, "NEO4J_PASSWORD": info.password}, server
 
 
+class _Worker:
+    """An `amem-graph worker` process (Neo4j, with `queued`): killed with the rest each round."""
+
+    def __init__(self, env: dict[str, str]) -> None:
+        self.proc = subprocess.Popen([sys.executable, "-c", "from amem_graph.cli import main; main()", "worker"],
+                                     env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+    def kill(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.kill()
+        self.proc.wait()
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.terminate()
+        try:
+            self.proc.wait(60)
+        except subprocess.TimeoutExpired:
+            self.kill()
+
+
 def run(settings: Settings, store: str, *, kills: int, steps_per_child: int = 60, min_delay: float = 0.2,
         max_delay: float = 3.0, seed: int = 7, llm_faults: bool = False, workdir: Path,
-        consolidate_to: str | None = None) -> dict[str, Any]:
+        consolidate_to: str | None = None, queued: bool = False) -> dict[str, Any]:
     rng = random.Random(seed)
     tenant = f"chaos-{uuid.uuid4().hex[:8]}"
     acked_notes: dict[str, int] = {}  # note id → step
@@ -227,7 +265,9 @@ def run(settings: Settings, store: str, *, kills: int, steps_per_child: int = 60
     next_step = 0
     archived = restored = embedded_again = 0  # what the acknowledged maintenance steps archived, restored, embedded
     llm = Flaky(LLM_TIMEOUT_S, seed=seed) if llm_faults else None
-    with _target(settings, store, workdir, llm) as (env, server):
+    workers = 0  # worker processes killed (Neo4j, queued)
+    with _target(settings, store, workdir, llm, queued) as (env, server):
+        separate = queued and store == "neo4j"  # the analyses run in a process of their own
         plan_model = Settings.from_env(env).embedding_model
 
         def tally(done: list[dict[str, Any]], finished: list[dict[str, Any]]) -> None:
@@ -243,9 +283,13 @@ def run(settings: Settings, store: str, *, kills: int, steps_per_child: int = 60
                     env["AMEM_EMBEDDING_MODEL"] = record["model"]
 
         for _ in range(kills):
+            analysing = _Worker(env) if separate else None
             worker = _Child(env, tenant, next_step, next_step + steps_per_child - 1, consolidate_to, plan_model)
             worker.ready.wait(300)  # once it writes: a kill while it loads the model would test nothing
             time.sleep(rng.uniform(min_delay, max_delay))
+            if analysing is not None:
+                analysing.kill()
+                workers += 1
             if server is not None:
                 pid = server.pid()
                 if pid is not None:
@@ -266,20 +310,30 @@ def run(settings: Settings, store: str, *, kills: int, steps_per_child: int = 60
         # repeats are skipped, the rest completes.
         ran_through = next_step - 1
         next_step = max(next_step, len(kinds(store)), CONSOLIDATE_EVERY if consolidate_to else 0)
-        worker = _Child(env, tenant, 0, next_step - 1, consolidate_to, plan_model, ran_through)
+        analysing = _Worker(env) if separate else None
+        worker = _Child(env, tenant, 0, next_step - 1, consolidate_to, plan_model, ran_through, drain=queued)
         done = worker.finish(max(FINAL_MIN_S, FINAL_S_PER_STEP * next_step))
+        if analysing is not None:
+            analysing.stop()
         tally(done, worker.finished)
         final = _verify(env, tenant, store, acked_notes, acked_pages, max(next_step - 1, 0), consolidate_to,
                         complete=True)
         final["rerun_complete"] = sorted(r["step"] for r in done) == list(range(next_step))  # every step returned
         final["sound"] = final["sound"] and final["rerun_complete"]
+        if queued:  # the queue drained: no note waits, and (check) each was analysed once
+            final["queue_drained"] = bool(worker.drained) and not final["analyses"].get("pending")
+            final["sound"] = final["sound"] and final["queue_drained"]
     failed = [r for r in rounds if not r["sound"]]
     return {
         "benchmark": "chaos",
         "store": store,
         "kills": kills,
         "killed": "the Neo4j server (SIGKILL), then the writer" if store == "neo4j" else "the writer process (SIGKILL)",
-        "llm": "a scripted model failing one request in two" if llm else "none (the heuristic analyser)",
+        "llm": "a scripted model failing one request in two" if llm else
+               f"a scripted model answering in {QUEUED_LATENCY_S} s" if queued else "none (the heuristic analyser)",
+        "queued": ("through the queue: " + ("worker processes, killed each round" if store == "neo4j" else
+                                           "the writer's own worker thread")) if queued else False,
+        **({"workers_killed": workers} if queued and store == "neo4j" else {}),
         **({"llm_replies": dict(llm.served)} if llm else {}),
         "steps_planned": next_step,
         "acknowledged": {"notes": len(acked_notes), "pages": len(acked_pages)},
@@ -360,4 +414,4 @@ def _verify(env: dict[str, str], tenant: str, store: str, acked_notes: dict[str,
 
 if __name__ == "__main__":
     child(sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), *[a or None for a in sys.argv[4:6]],
-          int(sys.argv[6]) if len(sys.argv) > 6 else -1)
+          int(sys.argv[6]) if len(sys.argv) > 6 else -1, len(sys.argv) > 7 and sys.argv[7] == "drain")

@@ -157,6 +157,16 @@ _ANSWERS: dict[str, Callable[[str], dict[str, Any]]] = {
 }
 
 
+def slow_answer(seconds: float, answer: Callable[[dict[str, Any]], Reply] = analysis_answer,
+                ) -> Callable[[dict[str, Any]], Reply]:
+    """`answer`, after `seconds`: a model's latency."""
+    def answering(request: dict[str, Any]) -> Reply:
+        time.sleep(seconds)
+        return answer(request)
+
+    return answering
+
+
 class Flaky:
     """A model that, one request in two, hangs past `timeout_s`, resets the connection, fails with 503 or is
     slow but within the timeout; the rest get `answer`. Seeded, safe for a threaded server, and counting

@@ -19,7 +19,7 @@ from ..bench import entities as entities_bench
 from ..bench import ingest as ingest_bench
 from ..bench import llm_cost as llm_cost_bench
 from ..bench import load as load_bench
-from ..bench import locomo_recall, timeline
+from ..bench import locomo_recall, loop_lag, timeline
 from ..bench import mcp as mcp_bench
 from ..bench import network as network_bench
 from ..bench import scale as scale_bench
@@ -190,14 +190,20 @@ def chaos(
         "--consolidate-to", metavar="MODEL",
         help=f"Every {chaos_bench.CONSOLIDATE_EVERY} steps, a consolidation of the database to this embedding model "
              "and back, in turn")] = None,
+    queued: Annotated[bool, typer.Option(
+        "--queued", help="Writes queue the model's analysis (a scripted model that takes a moment) and a worker "
+                         "applies it: kills land among analyses in flight; on Neo4j the worker is a process of its "
+                         "own, killed too")] = False,
     json_out: JsonOutOption = None,
 ) -> None:
     """SIGKILL mid-write (the embedded store's process, or a private Neo4j server), repeatedly; after each, the
     store must open with every acknowledged write, no partial batch and `check` sound; then the plan completes
-    with every note once. Exits 10 when something was lost or broken."""
+    with every note once (and with --queued, the queue drains: every note analysed once). Exits 10 when something
+    was lost or broken."""
     with tempfile.TemporaryDirectory(prefix="amem-chaos-") as workdir:
         result = chaos_bench.run(Settings.from_env(), store.value, kills=kills, max_delay=max_delay,
-                                 llm_faults=llm_faults, workdir=Path(workdir), consolidate_to=consolidate_to)
+                                 llm_faults=llm_faults, workdir=Path(workdir), consolidate_to=consolidate_to,
+                                 queued=queued)
     print_json(result, also_to=json_out)
     if not result["sound"]:
         raise typer.Exit(10)
@@ -423,6 +429,25 @@ def background(
     results = {kind: background_bench.run(replace(settings, store=kind), data, latency_s=llm_latency,
                                           concurrency=concurrency, adds=adds, conversation=conversation, limit=turns)
                for kind in kinds}
+    print_json(results[kinds[0]] if len(kinds) == 1 else {"stores": results}, also_to=json_out)
+
+
+@app.command(name="async")
+@user_errors
+def async_calls(
+    calls: Annotated[int, typer.Option(min=1, max=10_000, help="Adds, and as many searches, run at once")] = 50,
+    llm_latency: Annotated[float, typer.Option(
+        "--llm-latency", min=0.0, max=60.0, help="Seconds the scripted model takes to answer each analysis")] = 1.5,
+    max_workers: Annotated[int, typer.Option(min=1, max=256, help="AsyncAgenticMemory's threads")] = 8,
+    json_out: JsonOutOption = None,
+    store: StoreOption = None,
+) -> None:
+    """The event loop's lag (how late a task that sleeps 1 ms wakes) while --calls adds and as many searches run
+    at once through AsyncAgenticMemory, beside the same calls made synchronously from a coroutine."""
+    settings = Settings.from_env()
+    kinds = ("neo4j", "embedded") if store == "both" else (store.value if store else settings.store_kind,)
+    results = {kind: loop_lag.run(replace(settings, store=kind), calls=calls, latency_s=llm_latency,
+                                  max_workers=max_workers) for kind in kinds}
     print_json(results[kinds[0]] if len(kinds) == 1 else {"stores": results}, also_to=json_out)
 
 

@@ -287,11 +287,13 @@ class Evolver:
     ) -> EvolutionOutcome:
         """Store a validated note with its analysis, links and neighbour evolution; a repeat returns the original.
         `neighbourhood` gives the turns around a note that has no session here (a page promoted from the
-        tiers, whose dialogue order lives on its pages). `queued`: the offline analysis now, the analyser's later
-        (`analyse_pending`, by a worker): the note is stored marked pending."""
+        tiers, whose dialogue order lives on its pages). `queued`: the offline analysis of the note alone now (its
+        keywords, context and tags), the analyser's later, links and evolution with it (`analyse_pending`, by a
+        worker): the note is stored marked pending."""
         query = candidate_text(note.content)
         session = note.session
-        known, lexical, tail = self.store.read(tenant, lambda tx: self._first_reads(tx, note, query))
+        # A queued note links and evolves when the model's analysis comes: no candidates now (the add stays short).
+        known, lexical, tail = self.store.read(tenant, lambda tx: self._first_reads(tx, note, query, not queued))
         if known:
             return EvolutionOutcome(known[0].id, created=False)
         # What the note mentions is found on a second thread while the model embeds it (once for every attempt).
@@ -308,7 +310,7 @@ class Evolver:
         def plan() -> EvolutionWrite:
             # A later attempt reads again: the neighbours moved on since the first read.
             lexical, tail = first_read.pop() if first_read else (None, self._session_tail(tenant, session))
-            hits = self._candidates(tenant, query, vector, lexical=lexical)
+            hits = [] if queued else self._candidates(tenant, query, vector, lexical=lexical)
             analysis = (self.offline if queued else self.analyser).analyse(note, hits)
             write = self._plan(note, analysis, hits, tail=tail, neighbourhood=neighbourhood,
                                extracted=extracted, vector=vector if whole else None, passages=passages)
@@ -320,14 +322,14 @@ class Evolver:
         return outcome
 
     def _first_reads(
-        self, tx: Tx, note: NoteInput, query: str,
+        self, tx: Tx, note: NoteInput, query: str, candidates: bool = True,
     ) -> tuple[list[Note], list[tuple[Note, float]] | None, list[Note]]:
         """One read for what an add needs before its analysis and does not need the vector for: whether it is
-        a repeat, the fulltext candidates, and its session's last turns."""
+        a repeat, the fulltext candidates (when asked), and its session's last turns."""
         known = tx.notes(keys=[identity(note)])
         if known:
             return known, None, []
-        k = self.settings.candidates
+        k = self.settings.candidates if candidates else 0
         lexical = scored(tx.search(seed_pool(k), text=query, fields=CANDIDATE_SEARCH.fields)) if k else None
         tail = tx.notes(session=note.session, limit=2 * NEIGHBOURHOOD_TURNS) if note.session else []
         return known, lexical, tail

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-import asyncio
 from typing import Any
 
 from langchain_core.callbacks import AsyncCallbackManagerForRetrieverRun, CallbackManagerForRetrieverRun
 from langchain_core.documents import Document
 from langchain_core.retrievers import BaseRetriever
-from pydantic import ConfigDict
+from pydantic import ConfigDict, PrivateAttr
 
+from ...aio import AsyncAgenticMemory
 from ...api import AgenticMemory
 from ...models import SearchHit
 
@@ -52,6 +52,7 @@ class AmemRetriever(BaseRetriever):
     mode: str = "hybrid"
     # passed to every search: after, before, tags, speakers, sessions, include_superseded, as_of, valid_at
     search_kwargs: dict[str, Any] = {}
+    _async: AsyncAgenticMemory | None = PrivateAttr(default=None)
 
     def _get_relevant_documents(
         self, query: str, *, run_manager: CallbackManagerForRetrieverRun, **kwargs: Any
@@ -63,7 +64,9 @@ class AmemRetriever(BaseRetriever):
     async def _aget_relevant_documents(
         self, query: str, *, run_manager: AsyncCallbackManagerForRetrieverRun, **kwargs: Any
     ) -> list[Document]:
-        # The driver is synchronous: search on a worker thread, so the event loop goes on meanwhile.
-        return await asyncio.to_thread(
+        # The store's calls are synchronous: search on the memory's bounded pool, so the event loop goes on meanwhile.
+        if self._async is None:
+            self._async = AsyncAgenticMemory(self.memory)
+        return await self._async.call(
             self._get_relevant_documents, query, run_manager=run_manager.get_sync(), **kwargs
         )

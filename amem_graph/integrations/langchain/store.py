@@ -4,7 +4,6 @@ the note vector index."""
 
 from __future__ import annotations
 
-import asyncio
 import hashlib
 import json
 import re
@@ -17,6 +16,7 @@ from typing import Any
 import numpy as np
 from langgraph.store import base as langgraph_store
 
+from ...aio import AsyncAgenticMemory
 from ...api import AgenticMemory
 from ...core import validation
 from ...errors import InvalidInput, NoteNotFound
@@ -80,6 +80,7 @@ class AmemStore(langgraph_store.BaseStore):
         as_of: datetime | str | None = None,
     ) -> None:
         self.memory = memory
+        self._async = AsyncAgenticMemory(memory)  # abatch's calls, on a bounded pool off the event loop
         self.fields = list(fields) if fields else None
         self.include_superseded = include_superseded
         self.as_of = validation.event_time(as_of, "as_of")
@@ -88,7 +89,7 @@ class AmemStore(langgraph_store.BaseStore):
         return [self._one(op) for op in ops]
 
     async def abatch(self, ops: Iterable[langgraph_store.Op]) -> list[langgraph_store.Result]:
-        return await asyncio.to_thread(self.batch, list(ops))
+        return await self._async.call(self.batch, list(ops))
 
     def _one(self, op: langgraph_store.Op) -> langgraph_store.Result:
         if isinstance(op, langgraph_store.GetOp):
