@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+import sys
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from functools import partial
@@ -19,6 +20,7 @@ from .settings import Settings
 
 T = TypeVar("T")
 MAX_WORKERS = 8  # calls running at once; more wait for a thread
+SWITCH_INTERVAL_S = 0.001  # how long a thread may hold the interpreter while the event loop waits for it
 WAIT_POLL_S = 0.05
 
 
@@ -44,11 +46,17 @@ class AsyncAgenticMemory:
     ...     hits = await memory.search("What is Alice's dog called?")
     """
 
-    def __init__(self, memory: AgenticMemory, *, max_workers: int = MAX_WORKERS, owned: bool = False) -> None:
-        """Coroutines over `memory` (several may share it); `owned`: `close` closes it too."""
+    def __init__(self, memory: AgenticMemory, *, max_workers: int = MAX_WORKERS, owned: bool = False,
+                 switch_interval: float | None = SWITCH_INTERVAL_S) -> None:
+        """Coroutines over `memory` (several may share it); `owned`: `close` closes it too. The pool's threads run
+        Python code too, and the event loop waits for the interpreter while one of them holds it, up to the
+        interpreter's switch interval each time (5 ms by default, and several times over with several threads):
+        `switch_interval` lowers it for the process (`sys.setswitchinterval`) when it is longer; None leaves it."""
         self.memory = memory
         self._owned = owned
         self._pool = ThreadPoolExecutor(max_workers=max_workers, thread_name_prefix="amem-async")
+        if switch_interval is not None and sys.getswitchinterval() > switch_interval:
+            sys.setswitchinterval(switch_interval)
 
     @classmethod
     async def open(cls, settings: Settings | None = None, *, tenant: str | None = None,

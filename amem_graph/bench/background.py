@@ -20,6 +20,7 @@ from ..api import AgenticMemory
 from ..ingest import locomo
 from ..models import NoteInput
 from ..settings import LLMSettings, Settings
+from . import locomo_recall
 from .scripted_llm import ScriptedLLM, slow_answer
 from .texts import sentences
 from .timing import percentiles
@@ -44,6 +45,29 @@ def _analyses(server: ScriptedLLM) -> int:
 def _memory(settings: Settings, server: ScriptedLLM, concurrency: int, **llm: Any) -> AgenticMemory:
     return AgenticMemory(replace(settings, llm=LLMSettings(base_url=server.base_url, model="scripted", backoff_s=0.0,
                                                            timeout_s=60.0, concurrency=concurrency, **llm)))
+
+
+def recall(settings: Settings, data: Path, *, concurrency: int = 8) -> dict[str, Any]:
+    """Recall@10 on every conversation of `data` (bench locomo's measure), its turns added inline and added with
+    the analysis queued (then drained), with a scripted model that answers at once, the same answers both ways."""
+    run_id = uuid.uuid4().hex[:10]
+    out: dict[str, Any] = {}
+    with _model(0.0) as server:
+        for path, background in (("inline", False), ("background", True)):
+            prefix = f"bench-bg-{run_id}-{path}-"
+            with _memory(settings, server, concurrency, background=background) as memory:
+                try:
+                    measured = locomo_recall.run(memory, data, prefix=prefix, ks=(10,), ablations=False)
+                    out[path] = {"recall@10": measured["overall"]["recall@10"],
+                                 "by_category": {c: r["recall@10"] for c, r in measured["by_category"].items()},
+                                 "calls_per_note": round(_analyses(server) / sum(
+                                     r["notes"] for r in measured["ingest"]["conversations"].values()), 4)}
+                    server.requests.clear()
+                finally:
+                    for tenant in [t for t in memory.admin.tenants() if t.startswith(prefix)]:
+                        memory.admin.delete_tenant(tenant)
+    out["difference"] = round(out["background"]["recall@10"] - out["inline"]["recall@10"], 2)
+    return out
 
 
 def run(settings: Settings, data: Path | None = None, *, latency_s: float = 1.5, concurrency: int = 8,

@@ -83,6 +83,7 @@ def ingest(memory: AgenticMemory, tenant: str, notes: Sequence[NoteInput]) -> di
             note.content, tenant=tenant, source=note.source, event_time=note.event_time, session=note.session,
             speaker=note.speaker, id=turn_id(tenant, str(note.source)),
         )
+    memory.wait(tenant=tenant)  # with an LLM, the analyses the adds queued: search reads what they link
     return {"notes": len(notes), "seconds": round(time.perf_counter() - began, 2), "reused": False}
 
 

@@ -11,10 +11,13 @@ import json
 import random
 import re
 import socket
+import subprocess
+import sys
 import threading
 import time
 from collections import Counter, deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -320,3 +323,27 @@ def completion(request: dict[str, Any], answer: Answer) -> dict[str, Any]:
             "total_tokens": prompt + completion_tokens,
         }
     return body
+
+
+@contextmanager
+def served_apart(latency_s: float) -> Iterator[str]:
+    """The cooperative model answering after `latency_s`, served by a process of its own (its work does not share
+    this process's interpreter lock, as a remote model's would not); yields its base URL."""
+    proc = subprocess.Popen([sys.executable, "-m", "amem_graph.bench.scripted_llm", str(latency_s)],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout is not None
+        yield proc.stdout.readline().strip()
+    finally:
+        if proc.stdin is not None:
+            proc.stdin.close()  # it serves until its input closes
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+
+
+if __name__ == "__main__":
+    with ScriptedLLM(slow_answer(float(sys.argv[1]))) as served:
+        print(served.base_url, flush=True)
+        sys.stdin.read()

@@ -418,6 +418,9 @@ def background(
         "--llm-latency", min=0.0, max=60.0, help="Seconds the scripted model takes to answer each analysis")] = 1.5,
     concurrency: Annotated[int, typer.Option(min=1, max=256, help="Analyses in flight (AMEM_LLM_CONCURRENCY)")] = 8,
     adds: Annotated[int, typer.Option(min=1, max=10_000, help="Queued adds to time")] = 50,
+    recall: Annotated[bool, typer.Option(
+        "--recall", help="Instead: recall@10 on every conversation of --data, added inline and with the analysis "
+                         "queued, with a model that answers at once")] = False,
     store: StoreOption = None,
 ) -> None:
     """Writes that do not wait for the model: add p50/p95 with the analysis queued (inline beside it) and a search
@@ -426,8 +429,12 @@ def background(
     changes in the network against the inline path. A scripted model on loopback answers after --llm-latency."""
     settings = Settings.from_env()
     kinds = ("neo4j", "embedded") if store == "both" else (store.value if store else settings.store_kind,)
-    results = {kind: background_bench.run(replace(settings, store=kind), data, latency_s=llm_latency,
-                                          concurrency=concurrency, adds=adds, conversation=conversation, limit=turns)
+    if recall and data is None:
+        raise InvalidInput("--recall measures recall on a LoCoMo-layout file: give it with --data")
+    results = {kind: background_bench.recall(replace(settings, store=kind), data, concurrency=concurrency)
+               if recall and data is not None else
+               background_bench.run(replace(settings, store=kind), data, latency_s=llm_latency,
+                                    concurrency=concurrency, adds=adds, conversation=conversation, limit=turns)
                for kind in kinds}
     print_json(results[kinds[0]] if len(kinds) == 1 else {"stores": results}, also_to=json_out)
 
