@@ -173,6 +173,7 @@ def test_an_agent_over_http_with_its_token(http_server: HttpServer) -> None:
     assert 'amem_operations_total{op="history",outcome="NoteNotFound"}' in scraped
     assert 'amem_operation_duration_seconds_count{op="search"}' in scraped
     assert "amem_evolved_notes_total" in scraped and "amem_store_errors_total" in scraped
+    assert "amem_analysis_queue 0.0" in scraped and "amem_analysis_queue_lag_seconds 0.0" in scraped
 
 
 @pytest.mark.slow

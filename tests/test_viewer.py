@@ -69,6 +69,7 @@ def test_the_network_is_the_tenants_notes_links_sessions_and_entities(viewer: Vi
     summary = api(viewer, "summary")
     assert summary["tenant"] == viewer._views.memory.tenant
     assert summary["counts"]["Note"] == 7 and summary["first"] < summary["now"]
+    assert summary["queue"] == {"pending": 0, "lag_s": 0.0}  # no model: nothing waits for one
     suggested = api(viewer, "suggest")
     assert "s1" in suggested["sessions"] and "Denver" in suggested["entities"]
 

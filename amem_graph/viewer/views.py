@@ -65,7 +65,8 @@ class Views:
         self.memory = memory
 
     def summary(self) -> dict[str, Any]:
-        """The tenant, its store, its counts, and the span of time the slider covers."""
+        """The tenant, its store, its counts, its analysis queue (notes waiting for the model, the oldest's wait),
+        and the span of time the slider covers."""
         memory = self.memory
         counts = memory.stats(tenant=memory.tenant).labels
         held = counts.get("Note", 0)
@@ -73,6 +74,7 @@ class Views:
         pages = memory.tiers.pages(limit=1)
         return {
             "tenant": memory.tenant, "store": memory.admin.kind, "counts": counts,
+            "queue": memory.queue(tenant=memory.tenant),
             "first": _iso(oldest[0].created_at if oldest else pages[0].created_at if pages else None),
             "now": _iso(validation.now()),
         }

@@ -548,7 +548,9 @@
       const summary = await api("summary");
       $("tenant").textContent = `${summary.tenant} (${summary.store})`;
       const c = summary.counts;
-      $("counts").textContent = `${c.Note || 0} notes · ${c.Entity || 0} entities · ${c.Page || 0} pages · ${c.Segment || 0} segments · ${c.Fact || 0} facts`;
+      const queue = summary.queue && summary.queue.pending
+        ? ` · ${summary.queue.pending} waiting for the model's analysis (the oldest ${Math.round(summary.queue.lag_s)} s)` : "";
+      $("counts").textContent = `${c.Note || 0} notes · ${c.Entity || 0} entities · ${c.Page || 0} pages · ${c.Segment || 0} segments · ${c.Fact || 0} facts${queue}`;
       state.now = Date.parse(summary.now);
       state.first = summary.first ? Date.parse(summary.first) : state.now - 1;
       for (const id of ["as-of", "since"]) {
