@@ -180,9 +180,9 @@ class AgenticMemory:
         """Bulk import without analysis (`analysis='none'`; `reanalyze` can analyse them later), or with `analyse`
         queued for the worker (`analysis='pending'`, analysed in the background at AMEM_LLM_CONCURRENCY calls in
         flight, as `add` would have): every item is checked before anything is written; each batch is one
-        transaction. An invalid item stops
-        the import before anything is written, with an error that names its position; with `on_invalid`,
-        it is handed to that (its position and the error) and left out, and the other items are stored.
+        transaction. An invalid item stops the import before anything is written, with an error that names its
+        position; with `on_invalid`, it is handed to that (its position and the error) and left out, and the
+        other items are stored.
 
         Repeats (same source and content) are not embedded again, so re-running an interrupted
         ingest resumes it. If a batch fails, the batches before it stay committed and no later one
