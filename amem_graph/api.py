@@ -116,8 +116,8 @@ class AgenticMemory:
         # Only a process that has a model to wait for analyses the queue (the offline analysis is there already).
         self._worker = AnalysisWorker(self._store, self._evolver, concurrency=self.settings.llm.concurrency,
                                       lease_s=self.settings.llm.lease_s,
-                                      enabled=self.settings.llm.worker == "thread" and self.analyser.kind != "heuristic")
-        if self._queues(None):
+                                      enabled=self.settings.llm.worker != "off" and self.analyser.kind != "heuristic")
+        if self.settings.llm.worker == "thread" and self._queues(None):
             self._worker.notify()  # what an earlier process queued and did not apply
 
     # -- writing ---------------------------------------------------------------------------------

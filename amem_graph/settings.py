@@ -21,7 +21,9 @@ EMBEDDING_BACKENDS = ("auto", "onnx", "onnx-int8", "torch")
 DEFAULT_LLM_MODEL = "gpt-4o-mini"
 # How a server is asked for JSON, in its dialect: OpenAI's json_schema (also vLLM, SGLang, Ollama), a json_object
 # that carries the schema (llama.cpp's servers), a bare json_object, or nothing (the answer is parsed as it comes).
-WORKERS = ("thread", "off")  # where queued analyses run: a thread of this process, or another process only
+# Where queued analyses run: a thread of this process from the moment it opens the memory (resuming what earlier
+# processes left), a thread started by this process's own queued writes (one-shot commands), or elsewhere only.
+WORKERS = ("thread", "writes", "off")
 RESPONSE_FORMATS = ("json_schema", "json_object_schema", "json_object", "none")
 OPENAI_BASE_URL = "https://api.openai.com/v1"  # with a key and no base URL
 N = TypeVar("N", int, float)
@@ -72,7 +74,7 @@ class LLMSettings:
     examples: bool = False  # a worked example before each analysis (small local models need one)
     # A write returns before the model's analysis (queued, applied by a worker) unless this is off; see docs/write-path.md.
     background: bool = True
-    worker: str = "thread"  # thread: this process analyses the queue; off: another process does (`amem-graph worker`)
+    worker: str = "thread"  # WORKERS; off: another process analyses (`amem-graph worker`)
     lease_s: float = 300.0  # how long a worker's claim on a queued note holds before another may take it
 
     @property

@@ -47,7 +47,7 @@ def mcp(
     if transport.value == "http" and host not in LOOPBACK:
         error_console.print(f"warning: serving on {host}, beyond this machine; the token is all that guards it",
                             highlight=False)
-    with memory(tenant) as mem:
+    with memory(tenant, serves=True) as mem:
         server = memory_server(mem, allow_tenant_argument=allow_tenant_argument)
         if transport.value == "stdio":
             server.run("stdio")

@@ -48,11 +48,13 @@ FULL_ID = 36  # a uuid; a shorter id that names no note may be the start of one
 MIN_PREFIX = 4  # shorter prefixes would match too many notes to be worth a scan
 
 
-def memory(tenant: str | None = None, store: str | None = None) -> AgenticMemory:
-    """A memory as the environment configures it; `store` (`bench --store`) overrides AMEM_STORE. A command runs
-    no analysis worker: it would claim queued notes only to hand them back as it exits (`amem-graph worker` runs one)."""
+def memory(tenant: str | None = None, store: str | None = None, *, serves: bool = False) -> AgenticMemory:
+    """A memory as the environment configures it; `store` (`bench --store`) overrides AMEM_STORE. A command that
+    `serves` (the MCP server) analyses the queue from the start, as any long-lived process does; another analyses
+    only what it queued itself (AMEM_LLM_WORKER=writes), not claiming queued notes it would hand back as it exits."""
     settings = Settings.from_env()
-    settings = replace(settings, llm=replace(settings.llm, worker="off"))
+    if settings.llm.worker == "thread" and not serves:
+        settings = replace(settings, llm=replace(settings.llm, worker="writes"))
     return AgenticMemory(settings if store is None else replace(settings, store=store), tenant=tenant)
 
 
