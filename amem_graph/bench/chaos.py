@@ -282,8 +282,10 @@ def run(settings: Settings, store: str, *, kills: int, steps_per_child: int = 60
                 if record.get("model"):  # the next child opens on it first (a load of the embedded store saved)
                     env["AMEM_EMBEDDING_MODEL"] = record["model"]
 
+        # The worker process runs across rounds: killed at each round's moment, started again once the server is
+        # back, so that it is analysing (not still starting) when the next kill comes.
+        analysing = _Worker(env) if separate else None
         for _ in range(kills):
-            analysing = _Worker(env) if separate else None
             worker = _Child(env, tenant, next_step, next_step + steps_per_child - 1, consolidate_to, plan_model)
             worker.ready.wait(300)  # once it writes: a kill while it loads the model would test nothing
             time.sleep(rng.uniform(min_delay, max_delay))
@@ -306,11 +308,12 @@ def run(settings: Settings, store: str, *, kills: int, steps_per_child: int = 60
                            "killed_during": step_kind(last + 1, store, consolidate_to),  # the step not returned
                            **_verify(env, tenant, store, acked_notes, acked_pages, last, consolidate_to)})
             next_step = last + 1
+            if separate:
+                analysing = _Worker(env)
         # The plan again from its start, to the end (a whole cycle at least, so that every kind of step ran):
         # repeats are skipped, the rest completes.
         ran_through = next_step - 1
         next_step = max(next_step, len(kinds(store)), CONSOLIDATE_EVERY if consolidate_to else 0)
-        analysing = _Worker(env) if separate else None
         worker = _Child(env, tenant, 0, next_step - 1, consolidate_to, plan_model, ran_through, drain=queued)
         done = worker.finish(max(FINAL_MIN_S, FINAL_S_PER_STEP * next_step))
         if analysing is not None:
@@ -334,6 +337,8 @@ def run(settings: Settings, store: str, *, kills: int, steps_per_child: int = 60
         "queued": ("through the queue: " + ("worker processes, killed each round" if store == "neo4j" else
                                            "the writer's own worker thread")) if queued else False,
         **({"workers_killed": workers} if queued and store == "neo4j" else {}),
+        # Analyses applied by the last kill (the rest the final run drained): the kills landed among them.
+        **({"analysed_before_the_last_kill": rounds[-1].get("analyses", {}).get("llm", 0) if rounds else 0} if queued else {}),
         **({"llm_replies": dict(llm.served)} if llm else {}),
         "steps_planned": next_step,
         "acknowledged": {"notes": len(acked_notes), "pages": len(acked_pages)},
