@@ -345,3 +345,12 @@ def llm_memory(settings: Settings, memory: AgenticMemory, llm: ScriptedLLM) -> I
     shared = memory._store if memory.admin.kind == "embedded" else None
     with AgenticMemory(configured, tenant=memory.tenant, store=shared) as mem:
         yield mem
+
+
+@pytest.fixture
+def no_queue_elsewhere(memory: AgenticMemory) -> None:
+    """A worker serves every tenant of its database: a note another test (or an interrupted run) left queued would
+    be analysed by this test's worker, with this test's model. Such tenants go first."""
+    for other in memory.admin.tenants():
+        if other != memory.tenant and memory.pending(tenant=other):
+            memory.admin.delete_tenant(other)

@@ -13,6 +13,7 @@ from amem_graph.bench.scripted_llm import ScriptedLLM
 from .test_background import TEXTS, opened, queued
 
 STORES = ("neo4j", "embedded")
+pytestmark = pytest.mark.usefixtures("no_queue_elsewhere")
 
 
 async def test_the_api_as_coroutines(memory: AgenticMemory) -> None:

@@ -22,6 +22,7 @@ from amem_graph.errors import LLMNotConfigured
 from amem_graph.settings import LLMSettings
 
 STORES = ("neo4j", "embedded")
+pytestmark = pytest.mark.usefixtures("no_queue_elsewhere")
 TEXTS = (
     "Alice adopted a beagle named Max in May.",
     "Max the beagle loves the park near Alice's flat.",

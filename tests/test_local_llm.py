@@ -152,6 +152,7 @@ def test_model_analyses_keep_the_graph_sound_and_links_offered(model_memory: Age
         "Gina's clothing store sold out of summer dresses in its first week.",
     ]
     added = [model_memory.add(text, event_time=f"2023-0{i + 1}-01T00:00:00Z") for i, text in enumerate(story)]
+    assert model_memory.wait(600)  # the model's analyses, queued by the adds
     held = {note.id: note for note in model_memory.list(limit=100)}
     assert set(held) == {note.id for note in added}  # nothing lost, nothing extra
     assert {note.analysis for note in held.values()} <= {"llm", "degraded"}
