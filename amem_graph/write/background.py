@@ -129,7 +129,10 @@ class AnalysisWorker:
         try:
             outcome = self.evolver.analyse_pending(tenant, note_id)
             self.counts["applied" if outcome is not None else "skipped"] += 1
-        except Exception as err:  # noqa: BLE001 - any failure leaves the note queued; its claim expires
+            # Applied, dropped, or given up after concurrent writes kept moving its neighbours: the claim goes, so
+            # that a note still queued is taken again now, not at its lease's end.
+            self._release(note_id)
+        except Exception as err:  # noqa: BLE001 - the note stays queued; its claim expires (no retry loop)
             self.counts["failed"] += 1
             event("analysis_failed", logging.WARNING, tenant=tenant, note_id=note_id, error=f"{type(err).__name__}: {err}")
         finally:
@@ -139,3 +142,9 @@ class AnalysisWorker:
             self._wake.set()
             if report is not None:
                 report()
+
+    def _release(self, note_id: str) -> None:
+        try:
+            self.store.claim_analyses(self.id, 0, self.lease_s, release=[note_id])
+        except AmemError:  # the claim expires at its lease's end instead
+            pass

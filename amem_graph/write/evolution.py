@@ -31,6 +31,9 @@ from ..store.base import EvolutionRecord, NoteRevision, NoteStore, NoteTx, Tx
 from ..store.records import note_row
 
 NEIGHBOURHOOD_TURNS = 2  # a note's neighbourhood: this many turns before and after it in its session
+# Plans of a queued analysis against neighbours that concurrent analyses keep changing: each after the first reuses
+# the model's answer, so it costs a read and a write, not a call.
+PENDING_ATTEMPTS = 10
 
 
 def neighbourhood_text(window: Sequence[Note | NoteInput]) -> str:
@@ -391,15 +394,15 @@ class Evolver:
                 asked[:] = [(note, analysis, candidates)]
             return replace(self._plan(note, analysis, candidates, existing=current, reason="analysis"), pending=True)
 
-        outcome = self._attempts(tenant, note_id, plan)
+        outcome = self._attempts(tenant, note_id, plan, max(PENDING_ATTEMPTS, self.settings.evolution_attempts))
         return outcome if outcome is not None and outcome.decision else None
 
     # -- internals --------------------------------------------------------------------------------
 
     def _attempts(
-        self, tenant: str, note_id: str, plan: Callable[[], EvolutionWrite | None]
+        self, tenant: str, note_id: str, plan: Callable[[], EvolutionWrite | None], attempts: int | None = None,
     ) -> EvolutionOutcome | None:
-        attempts = max(1, self.settings.evolution_attempts)
+        attempts = max(1, self.settings.evolution_attempts if attempts is None else attempts)
         for attempt in range(1, attempts + 1):
             write = plan()
             if write is None:
