@@ -128,12 +128,12 @@ class AnalysisWorker:
     def _analyse(self, tenant: str, note_id: str) -> None:
         try:
             outcome = self.evolver.analyse_pending(tenant, note_id)
-            self.counts["applied" if outcome is not None else "skipped"] += 1
+            self._count("applied" if outcome is not None else "skipped")
             # Applied, dropped, or given up after concurrent writes kept moving its neighbours: the claim goes, so
             # that a note still queued is taken again now, not at its lease's end.
             self._release(note_id)
         except Exception as err:  # noqa: BLE001 - the note stays queued; its claim expires (no retry loop)
-            self.counts["failed"] += 1
+            self._count("failed")
             event("analysis_failed", logging.WARNING, tenant=tenant, note_id=note_id, error=f"{type(err).__name__}: {err}")
         finally:
             with self._lock:
@@ -142,6 +142,10 @@ class AnalysisWorker:
             self._wake.set()
             if report is not None:
                 report()
+
+    def _count(self, outcome: str) -> None:
+        with self._lock:
+            self.counts[outcome] += 1
 
     def _release(self, note_id: str) -> None:
         try:
