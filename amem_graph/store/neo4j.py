@@ -335,14 +335,13 @@ class Neo4jStore:
     def claim_analyses(
         self, worker: str, limit: int, lease_s: float, *, release: Sequence[str] = (),
     ) -> list[tuple[str, str]]:
-        now = validation.now()
-
         def work(tx: ManagedTransaction) -> list[tuple[str, str]]:
             if release:
                 tx.run(cypher.load("analysis/release"), ids=list(release), worker=worker).consume()
             if limit < 1:
                 return []
             tx.run(cypher.load("analysis/lock")).consume()
+            now = validation.now()  # read under the lock: a claim that expired while this one waited is free
             claimed = tx.run(cypher.load("analysis/claim"), worker=worker, limit=limit, now=now,
                              until=now + timedelta(seconds=lease_s))
             return [(r["tenant"], r["id"]) for r in claimed]
