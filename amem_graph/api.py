@@ -504,11 +504,19 @@ class AgenticMemory:
     @operation("add_turn")
     def add_turn(
         self, user_text: str, assistant_text: str = "", *, tenant: str | None = None, session_id: str = "default",
-        at: datetime | str | None = None,
+        at: datetime | str | None = None, background: bool | None = None,
     ) -> Page:
         """Store a dialogue turn as a short-term page; older pages move on to mid-term segments, and hot
-        segments become notes and persona facts (see `tiers`)."""
-        return self.tiers.add_turn(user_text, assistant_text, tenant=tenant, session_id=session_id, at=at)
+        segments become notes and persona facts (see `tiers`).
+
+        With an LLM configured, the turn returns once its page is stored (chained by the offline rule); the
+        segments' summaries, promotion and persona facts follow in the background (`wait`). `background` False
+        waits for the model instead (AMEM_LLM_BACKGROUND sets the default; docs/write-path.md)."""
+        # A process that runs no worker thread (a one-shot CLI command) settles its turn before it returns: nothing
+        # else would pick the session up before its next turn.
+        later = self._queues(background) and self.settings.llm.worker == "thread"
+        return self.tiers.add_turn(user_text, assistant_text, tenant=tenant, session_id=session_id, at=at,
+                                   background=later)
 
     @operation("context_for")
     def context_for(
@@ -590,12 +598,13 @@ class AgenticMemory:
         return int(self.queue(tenant=self._tenant(tenant))["pending"])
 
     def wait(self, timeout: float | None = None, *, tenant: str | None = None) -> bool:
-        """Wait until no note of the tenant waits for its analysis, for at most `timeout` seconds (None: as long
-        as it takes); True when the queue is empty. This process's worker (or an `amem-graph worker`) drains it."""
+        """Wait until no note of the tenant waits for its analysis and this process's turns added in the background
+        have settled, for at most `timeout` seconds (None: as long as it takes); True when both are done. This
+        process's worker (or an `amem-graph worker`) drains the queue."""
         tenant = self._tenant(tenant)
         if self.pending(tenant=tenant):
             self._worker.notify()
-        return self._worker.drained(lambda: self.pending(tenant=tenant) == 0, timeout)
+        return self._worker.drained(lambda: self.tiers.settling() == 0 and self.pending(tenant=tenant) == 0, timeout)
 
     def work(self, *, until_empty: bool = False, on_done: Callable[[], None] | None = None) -> dict[str, int]:
         """Analyse the queue of every tenant in this thread, as `amem-graph worker` does: until it is empty with
@@ -630,7 +639,8 @@ class AgenticMemory:
         """Counts from the store, the analysis queue (notes pending, how long the oldest has waited, what this
         process's worker did), and this process's LLM calls and tokens per operation."""
         stats = self._store.stats(None if tenant is None else validation.tenant(tenant))
-        queue = {**self.queue(tenant=tenant), "worker": dict(self._worker.counts) if self._worker.started else {}}
+        queue = {**self.queue(tenant=tenant), "worker": dict(self._worker.counts) if self._worker.started else {},
+                 "settling": self.tiers.settling()}
         return replace(stats, llm=self.llm.usage() if self.llm else {}, queue=queue)
 
     def queue(self, *, tenant: str | None = None) -> dict[str, float]:

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from amem_graph import AgenticMemory, InvalidInput, Settings
-from amem_graph.bench.scripted_llm import Answer, Fault, Raw, ScriptedLLM
+from amem_graph.bench.scripted_llm import Answer, Fault, Raw, ScriptedLLM, slow_answer
 from amem_graph.core import validation
 from amem_graph.errors import LLMNotConfigured
 from amem_graph.settings import LLMSettings
@@ -321,6 +321,41 @@ def test_the_llm_path_analyses_turns_and_respond_answers_and_remembers(
         memory.respond("Where do I live?", session_id="s1")
     assert failure.type.__name__ == "LLMError"
     assert memory.tiers.stm(session_id="s1")[-1].user_text == "Where do I live?"  # the question is kept
+
+
+def test_a_turn_in_the_background_returns_before_the_model_and_settles_behind_it(
+    open_tiers: Callable[..., AgenticMemory],
+) -> None:
+    with ScriptedLLM(slow_answer(0.3)) as slow:
+        memory = open_tiers(LLMSettings(base_url=slow.base_url, model="scripted", backoff_s=0.0, timeout_s=5.0),
+                            stm_capacity=1, promote_heat=1.5)
+        first = memory.add_turn(DOG[0], "Lovely!", session_id="s1")
+        second = memory.add_turn(DOG[1], "Fun.", session_id="s1")
+        # Chained by the offline rule, no call waited for: the model answers in 0.3 s.
+        assert first.analysis == second.analysis == "heuristic"
+        assert not any(r["response_format"]["json_schema"]["name"] == "tier_turn" for r in slow.requests)
+        assert memory.wait(60) and memory.tiers.settling() == 0
+        assert [p.user_text for p in memory.tiers.stm(session_id="s1")] == [DOG[1]]
+        segments = memory.tiers.segments()
+        assert sum(s.pages for s in segments) == 1 and {s.analysis for s in segments} == {"llm"}
+        assert any(f.text == DOG[0] and f.analysis == "llm" for f in memory.tiers.persona())
+        assert memory.stats().queue["settling"] == 0
+
+
+def test_turns_a_close_leaves_unsettled_settle_with_the_sessions_next_turn(
+    open_tiers: Callable[..., AgenticMemory],
+) -> None:
+    with ScriptedLLM(slow_answer(0.5)) as slow:
+        settings = LLMSettings(base_url=slow.base_url, model="scripted", backoff_s=0.0, timeout_s=5.0)
+        memory = open_tiers(settings, stm_capacity=1, promote_heat=100.0)
+        for text in ("I walk Max every morning.", "Max is a beagle.", "I live in Boston.", "I play chess."):
+            memory.add_turn(text, "Noted.", session_id="s1")
+        memory.tiers.close(timeout=0.0)  # as a process that stops: what has not settled stays short-term
+        assert len(memory.tiers.stm(session_id="s1")) > 1
+        again = open_tiers(settings, stm_capacity=1, promote_heat=100.0)
+        again.add_turn("I like tea.", "Noted.", session_id="s1", background=False)
+        assert [p.user_text for p in again.tiers.stm(session_id="s1")] == ["I like tea."]
+        assert sum(s.pages for s in again.tiers.segments()) == 4  # no page lost on the way
 
 
 def test_respond_needs_an_llm(open_tiers: Callable[..., AgenticMemory]) -> None:

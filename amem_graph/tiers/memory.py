@@ -4,9 +4,10 @@ point leaves every turn stored and the next turn finishes what was left."""
 
 from __future__ import annotations
 
+import threading
 import uuid
 from collections.abc import Callable, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from datetime import datetime
 from functools import partial
@@ -27,7 +28,7 @@ from ..settings import TierSettings
 from ..store.base import FactWrite, MemoryStore, PageWrite, SegmentWrite, SessionPages, Tx
 from ..write.evolution import NEIGHBOURHOOD_TURNS, Evolver
 from . import persona
-from .analysis import TierAnalyser, bare, embedded_text, jaccard, keywords, merged_keywords
+from .analysis import HeuristicTierAnalyser, TierAnalyser, bare, embedded_text, jaccard, keywords, merged_keywords
 from .context import PAGE_SOURCE, FactHit, PageHit, SegmentHit, TierContext
 from .heat import coldest_past, heated, hottest
 
@@ -73,15 +74,25 @@ class MemoryTiers:
         self._llm = llm
         self._max_chars = max_chars
         self._threads = ThreadPoolExecutor(max_workers=4, thread_name_prefix="amem-tiers")
+        self._offline = HeuristicTierAnalyser(settings.continuity)
+        # Turns added in the background settle here, one at a time and in order; a session asked for twice before
+        # its settle starts settles once. Their pages are the queue: what a kill leaves short-term past the
+        # capacity, the session's next turn (or `flush`) moves.
+        self._settler = ThreadPoolExecutor(max_workers=1, thread_name_prefix="amem-tiers-settle")
+        self._settling: dict[tuple[str, str], Future[None]] = {}
+        self._settling_lock = threading.Lock()
 
     # -- short-term memory -----------------------------------------------------------------------
 
     def add_turn(
         self, user_text: str, assistant_text: str = "", *, tenant: str | None = None, session_id: str = "default",
-        at: datetime | str | None = None,
+        at: datetime | str | None = None, background: bool = False,
     ) -> Page:
         """Store one dialogue turn as a page of the session's short-term memory (either side may be empty,
-        not both). Pages past the STM capacity move to mid-term segments, and hot segments are promoted."""
+        not both). Pages past the STM capacity move to mid-term segments, and hot segments are promoted.
+
+        With `background`, the turn's chain is decided offline and the rest (segment summaries, promotion,
+        persona) runs after the call returns, in order (`settling`, `settled`)."""
         tenant = self._tenant(tenant)
         user_text = validation.text(user_text, "user_text", self._max_chars, allow_empty=True)
         assistant_text = validation.text(assistant_text, "assistant_text", self._max_chars, allow_empty=True)
@@ -97,7 +108,9 @@ class MemoryTiers:
         previous = window[-1] if window else None
         similarity = (self.embedder.similarity(cosine(vector, previous.embedding))
                       if previous and previous.embedding is not None else None)
-        turn = self.analyser.turn(page, previous, similarity, previous.chain_keywords if previous else ())
+        # The chain is needed before the next turn arrives, so a turn in the background is chained by the offline rule.
+        analyser: TierAnalyser = self._offline if background else self.analyser
+        turn = analyser.turn(page, previous, similarity, previous.chain_keywords if previous else ())
         chain_id = previous.chain_id if turn.continues and previous and previous.chain_id else str(uuid.uuid4())
         write = PageWrite(
             id=page.id, session_id=session_id, user_text=user_text, assistant_text=assistant_text, at=when,
@@ -106,14 +119,47 @@ class MemoryTiers:
             neighbourhood=_neighbourhood([*window, page]),
         )
         seq = self.store.write(tenant, lambda tx: tx.add_page(write, now))
-        try:
-            self._settle(tenant, session_id, self.settings.stm_capacity)
-        except AmemError as err:  # the turn is stored: the next turn (or flush) moves and promotes what is left
-            event("tiers_settle_deferred", tenant=tenant, session_id=session_id, error=str(err))
+        if background:
+            self._settle_later(tenant, session_id)
+        else:
+            self._settle_now(tenant, session_id)
         return Page(id=page.id, tenant=tenant, session_id=session_id, seq=seq, user_text=user_text,
                     assistant_text=assistant_text, at=when, keywords=turn.keywords, chain_id=chain_id,
                     chain_summary=turn.chain_summary, analysis=turn.analysis,  # type: ignore[arg-type]
                     chain_keywords=turn.chain_keywords, created_at=now)
+
+    def _settle_now(self, tenant: str, session_id: str) -> None:
+        try:
+            self._settle(tenant, session_id, self.settings.stm_capacity)
+        except AmemError as err:  # the turn is stored: the next turn (or flush) moves and promotes what is left
+            event("tiers_settle_deferred", tenant=tenant, session_id=session_id, error=str(err))
+
+    def _settle_later(self, tenant: str, session_id: str) -> None:
+        key = (tenant, session_id)
+        with self._settling_lock:
+            queued = self._settling.get(key)
+            if queued is not None and not queued.running() and not queued.done():
+                return  # queued and not started: it will see this page too
+            try:
+                self._settling[key] = self._settler.submit(self._settle_queued, tenant, session_id)
+            except RuntimeError:  # closing: the session's next turn (or flush) settles it
+                pass
+
+    def _settle_queued(self, tenant: str, session_id: str) -> None:
+        try:
+            self._settle_now(tenant, session_id)
+        except Exception as err:  # noqa: BLE001 - the pages stay short-term; the session's next turn retries
+            event("tiers_settle_failed", tenant=tenant, session_id=session_id, error=f"{type(err).__name__}: {err}")
+        finally:
+            with self._settling_lock:
+                done = [key for key, future in self._settling.items() if future.done()]
+                for key in done:
+                    self._settling.pop(key, None)
+
+    def settling(self) -> int:
+        """How many sessions have turns added in the background that have not settled yet (in this process)."""
+        with self._settling_lock:
+            return sum(1 for future in self._settling.values() if not future.done())
 
     def flush(self, *, tenant: str | None = None, session_id: str | None = None) -> list[str]:
         """End a session (or every session): its short-term pages move to mid-term segments now, as they
@@ -368,7 +414,13 @@ class MemoryTiers:
             self.add_turn(query, text.strip()[: self._max_chars], tenant=tenant, session_id=session_id)
         return text.strip()
 
-    def close(self) -> None:
+    def close(self, timeout: float = 5.0) -> None:
+        """Let a settle in flight finish for `timeout` seconds; the sessions not settled yet stay short-term past
+        their capacity until their next turn (or `flush`)."""
+        with self._settling_lock:
+            flying = list(self._settling.values())
+        self._settler.shutdown(wait=False, cancel_futures=True)
+        wait(flying, timeout=timeout)
         self._threads.shutdown(wait=True)
 
     def _tenant(self, tenant: str | None) -> str:
