@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from .core import timeline, validation
+from .core import telemetry, timeline, validation
 from .core.log import event, operation, report
 from .embedding import Embedder, composite_text
 from .entities.extract import default_extractor, extract, mention_rows, note_mentions
@@ -117,6 +117,8 @@ class AgenticMemory:
         self._worker = AnalysisWorker(self._store, self._evolver, concurrency=self.settings.llm.concurrency,
                                       lease_s=self.settings.llm.lease_s,
                                       enabled=self.settings.llm.worker != "off" and self.analyser.kind != "heuristic")
+        if self._worker.enabled:
+            telemetry.watch_queue(self._store, self)  # the queue gauges, where there is a queue to watch
         if self.settings.llm.worker == "thread" and self._queues(None):
             self._worker.notify()  # what an earlier process queued and did not apply
 

@@ -16,6 +16,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, ParamSpec, TypeVar
 
+from . import telemetry
+
 logger = logging.getLogger("amem_graph")
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -90,14 +92,17 @@ def operation(op: str) -> Callable[[Callable[P, R]], Callable[P, R]]:
             token = _current.set(current)
             started = time.perf_counter()
             error: BaseException | None = None
-            try:
-                return method(*args, **kwargs)
-            except BaseException as err:
-                error = err
-                raise
-            finally:
-                _current.reset(token)
-                _finished(current, time.perf_counter() - started, error)
+            with telemetry.span(f"amem.{op}", **{"amem.operation": op, "amem.tenant": current.tenant}) as span:
+                try:
+                    return method(*args, **kwargs)
+                except BaseException as err:
+                    error = err
+                    raise
+                finally:
+                    _current.reset(token)
+                    span.set(**{f"amem.{key}": value for key, value in current.fields.items()},
+                             **{"amem.llm_calls": current.llm_calls})
+                    _finished(current, time.perf_counter() - started, error)
 
         return run
 
@@ -106,6 +111,7 @@ def operation(op: str) -> Callable[[Callable[P, R]], Callable[P, R]]:
 
 def _finished(current: Operation, seconds: float, error: BaseException | None) -> None:
     outcome = "ok" if error is None else type(error).__name__
+    telemetry.operation_done(current.op, seconds, error)
     event("memory_op", logging.INFO, **current.summary(seconds, outcome))
     with _observers_lock:
         observers = list(_observers)

@@ -15,6 +15,7 @@ try:
 except ImportError:  # the `llm` extra: without it the engine runs on the heuristic analyser, and LLMClient says so
     openai = None  # type: ignore[assignment]
 
+from ..core import telemetry
 from ..core.log import event, llm_tokens
 from ..errors import AmemError, LLMError
 from ..settings import OPENAI_BASE_URL, LLMSettings
@@ -63,6 +64,7 @@ class LLMClient:
                             "installed: pip install 'amem-graph[llm]' (or unset AMEM_LLM_* for the heuristic analyser)")
         self.settings = settings
         self.model = settings.model
+        self._endpoint = settings.base_url or OPENAI_BASE_URL
         self._client = openai.OpenAI(
             base_url=settings.base_url or OPENAI_BASE_URL,  # explicit: the SDK would read OPENAI_BASE_URL
             api_key=settings.api_key or "unused",  # local servers (vLLM, Ollama) take any key
@@ -83,15 +85,20 @@ class LLMClient:
     ) -> LLMReply:
         """Send `messages`; return the JSON object of the answer, or raise LLMError saying what went wrong."""
         started = time.perf_counter()
-        try:
-            with self._slots:
-                response = self._send(operation, messages, schema, max_tokens)
-            return self._read(operation, messages, response)
-        except LLMError:
-            self.count_failure(operation)
-            raise
-        finally:
-            self._add(operation, seconds=time.perf_counter() - started)
+        with telemetry.model_call(operation, self.model, self._endpoint, max_tokens) as span:
+            try:
+                with self._slots:
+                    response = self._send(operation, messages, schema, max_tokens)
+                reply = self._read(operation, messages, response)
+                span.set(**{"gen_ai.response.model": reply.model, "gen_ai.usage.input_tokens": reply.prompt_tokens,
+                            "gen_ai.usage.output_tokens": reply.completion_tokens})
+                return reply
+            except LLMError as err:
+                self.count_failure(operation)
+                span.set(**{"gen_ai.usage.input_tokens": err.prompt_tokens, "gen_ai.usage.output_tokens": err.completion_tokens})
+                raise
+            finally:
+                self._add(operation, seconds=time.perf_counter() - started)
 
     def models(self) -> list[str]:
         """The model ids the endpoint lists (costs no tokens); LLMError if it cannot be reached."""

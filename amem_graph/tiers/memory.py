@@ -28,7 +28,15 @@ from ..settings import TierSettings
 from ..store.base import FactWrite, MemoryStore, PageWrite, SegmentWrite, SessionPages, Tx
 from ..write.evolution import NEIGHBOURHOOD_TURNS, Evolver
 from . import persona
-from .analysis import HeuristicTierAnalyser, TierAnalyser, bare, embedded_text, jaccard, keywords, merged_keywords
+from .analysis import (
+    HeuristicTierAnalyser,
+    TierAnalyser,
+    bare,
+    embedded_text,
+    jaccard,
+    keywords,
+    merged_keywords,
+)
 from .context import PAGE_SOURCE, FactHit, PageHit, SegmentHit, TierContext
 from .heat import coldest_past, heated, hottest
 

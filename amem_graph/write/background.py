@@ -17,6 +17,7 @@ import uuid
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor, wait
 
+from ..core import telemetry
 from ..core.log import event
 from ..errors import AmemError
 from ..store.base import NoteStore
@@ -127,7 +128,10 @@ class AnalysisWorker:
 
     def _analyse(self, tenant: str, note_id: str) -> None:
         try:
-            outcome = self.evolver.analyse_pending(tenant, note_id)
+            with telemetry.span("amem.analysis", **{"amem.tenant": tenant, "amem.note_id": note_id,
+                                                    "amem.worker": self.id}) as span:
+                outcome = self.evolver.analyse_pending(tenant, note_id)
+                span.set(**{"amem.analysis.outcome": "applied" if outcome is not None else "skipped"})
             self._count("applied" if outcome is not None else "skipped")
             # Applied, dropped, or given up after concurrent writes kept moving its neighbours: the claim goes, so
             # that a note still queued is taken again now, not at its lease's end.
@@ -144,6 +148,7 @@ class AnalysisWorker:
                 report()
 
     def _count(self, outcome: str) -> None:
+        telemetry.analysis_done(outcome)
         with self._lock:
             self.counts[outcome] += 1
 
