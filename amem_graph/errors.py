@@ -19,6 +19,12 @@ class NoteNotFound(AmemError, LookupError):
     exit_code = 3
 
 
+class TenantNotFound(AmemError, LookupError):
+    """A command that reads a tenant was pointed at one that holds nothing (a typo, most often)."""
+
+    exit_code = 3
+
+
 class EntityNotFound(AmemError, LookupError):
     """No entity by that name in that tenant."""
 

@@ -61,12 +61,13 @@ def test_session_turns_and_search_with_provenance_from_the_cli(cli_env: dict[str
     block = run(cli_env, "search", "blue bowl", "-t", cli_tenant, "--mode", "fulltext", "--context", "-k", "3")
     assert block.exit_code == 0 and block.stdout.startswith("Relevant memories (best first):")
     table = run(cli_env, "search", "blue bowl", "-t", cli_tenant, "-k", "3")
-    assert "seed" in table.stdout
+    assert "words: blue, bowl" in table.stdout
     bad = run(cli_env, "search", "bowl", "-t", cli_tenant, "--hops", "9")
     assert bad.exit_code == 2  # refused by the command line itself
 
 
 def test_user_errors_are_one_line_with_exit_codes(cli_env: dict[str, str], cli_tenant: str) -> None:
+    run(cli_env, "add", "Nate adopted a turtle.", "-t", cli_tenant)
     missing = run(cli_env, "get", "no-such-note", "-t", cli_tenant)
     assert missing.exit_code == 3
     assert missing.stderr.strip().startswith("error: no note 'no-such-note'")
@@ -79,6 +80,20 @@ def test_user_errors_are_one_line_with_exit_codes(cli_env: dict[str, str], cli_t
     assert markup.exit_code == 3 and "tenant '[/]'" in markup.stderr
     bad_bytes = runner.invoke(app, ["add", "-", "-t", cli_tenant], env=cli_env, input=b"caf\xe9 latin-1")
     assert bad_bytes.exit_code == 3 and "not valid UTF-8" in bad_bytes.stderr
+
+
+def test_a_tenant_that_holds_nothing_is_named_with_the_tenants_that_exist(
+    cli_env: dict[str, str], cli_tenant: str,
+) -> None:
+    run(cli_env, "add", "Nate adopted a turtle.", "-t", cli_tenant)
+    typo = cli_tenant[:-1] + ("x" if cli_tenant[-1] != "x" else "y")
+    for command in (["search", "turtle"], ["list"], ["get", "0000"], ["show", "0000"], ["history", "0000"], ["view"]):
+        refused = run(cli_env, *command, "-t", typo)
+        assert refused.exit_code == 3, (command, refused.output)
+        line = refused.stderr.strip()
+        assert len(line.splitlines()) == 1 and line.startswith(f"error: tenant {typo!r} holds nothing")
+        assert f"did you mean {cli_tenant!r}?" in line and cli_tenant in line.split("the tenants here: ")[1]
+    assert run(cli_env, "search", "turtle", "-t", cli_tenant).exit_code == 0
 
 
 def test_unreachable_database_exit_5_names_the_uri(cli_env: dict[str, str]) -> None:
@@ -202,7 +217,7 @@ def test_demo_runs_on_the_embedded_store_with_nothing_configured(cli_env: dict[s
     first = run(env, "demo")
     assert first.exit_code == 0, first.output
     assert "33 notes in tenant 'demo'" in first.stdout and "RELATES_TO →" in first.stdout
-    assert "found" in first.stdout and "seed" in first.stdout and "embedded store in" in first.stdout
+    assert "found" in first.stdout and "words:" in first.stdout and "embedded store in" in first.stdout
     assert "Added 33 notes records" in first.stdout
     again = run(env, "demo")
     assert again.exit_code == 0 and "Added 0 notes records (33 held already)" in again.stdout

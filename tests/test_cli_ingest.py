@@ -42,7 +42,8 @@ def test_notes_are_ingested_once_and_a_rerun_skips_them(cli_env, tenant_env, tmp
     first = ingest(cli_env, tenant, str(file))
     assert first.exit_code == 0, first.output
     assert json.loads(first.stdout) | {"seconds": 0, "per_s": 0} == {
-        "format": "notes", "records": 3, "added": 3, "skipped": 0, "invalid": [], "seconds": 0, "per_s": 0}
+        "format": "notes", "tiers": False, "records": 3, "added": 3, "skipped": 0, "invalid": [], "seconds": 0,
+        "per_s": 0}
     again = json.loads(ingest(cli_env, tenant, str(file)).stdout)
     assert again["added"] == 0 and again["skipped"] == 3
     notes = memory.list(limit=10)
@@ -77,3 +78,27 @@ def test_a_locomo_conversation_in_bulk(cli_env, tenant_env) -> None:
     notes = memory.list(limit=50)
     assert len(notes) == 20 and {n.analysis for n in notes} == {"none"} and all(n.source for n in notes)
     assert json.loads(ingest(cli_env, tenant, str(LOCOMO), "--bulk", "--limit", "20").stdout)["skipped"] == 20
+
+
+def test_a_conversation_of_notes_goes_through_the_tiers_two_to_a_turn(cli_env, tenant_env, tmp_path) -> None:
+    tenant, memory = tenant_env
+    said = [{"content": f"{who}: {text}", "session": session, "event_time": f"2023-05-0{day}T10:00:00+00:00"}
+            for who, text, session, day in (
+                ("Gina", "I am going to Rome next week.", "s1", 1), ("Jon", "That sounds amazing!", "s1", 1),
+                ("Gina", "I will see the Colosseum.", "s1", 1), ("Jon", "I started a dance studio.", "s2", 8),
+                ("Gina", "How is the studio going?", "s2", 8))]
+    path = jsonl(tmp_path / "chat.jsonl", said)
+    done = ingest(cli_env, tenant, str(path), "--tiers")
+    assert done.exit_code == 0, done.output
+    report = json.loads(done.stdout)
+    assert report["tiers"] is True and report["added"] == 3  # s1: two turns (the last alone), s2: one
+    pages = memory.tiers.pages()
+    assert [(p.session_id, p.user_text, p.assistant_text) for p in pages] == [
+        ("s1", said[0]["content"], said[1]["content"]), ("s1", said[2]["content"], ""),
+        ("s2", said[3]["content"], said[4]["content"])]
+    assert pages[2].at.isoformat().startswith("2023-05-08")
+    assert memory.list() == []  # nothing written as plain notes: the tiers promote what grows hot
+    again = json.loads(ingest(cli_env, tenant, str(path), "--tiers").stdout)
+    assert again["added"] == 0 and again["skipped"] == 3
+    refused = runner.invoke(app, ["ingest", str(path), "-t", tenant, "--tiers", "--bulk"], env=cli_env)
+    assert refused.exit_code == 3 and "--tiers" in refused.stderr

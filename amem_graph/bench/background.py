@@ -1,6 +1,7 @@
 """`bench background`: writes that do not wait for the model. Through a scripted OpenAI-compatible server that
 answers every analysis after `latency_s`, per store: how long `add` takes with the analysis queued (and, beside it,
-inline) and whether a search finds the note by its content as soon as `add` returns; how fast an analysed import of
+inline) and whether a search finds the note by its content as soon as `add` returns; how long `add_turn` takes with
+the tiers' model work behind it (and inline); how fast an analysed import of
 one LoCoMo conversation drains with `concurrency` calls in flight, and the calls it costs a note; how long another
 tenant's one note waits behind that import (fairness); and, with an instant model, what analysing in the background
 changes in the network against the inline path in the same order (links, evolutions, supersessions)."""
@@ -26,6 +27,7 @@ from .texts import sentences
 from .timing import percentiles
 
 WARMUP_ADDS = 10  # planned statements, the embedding model, the worker's threads: not counted
+TURNS = 30  # add_turn calls with the tiers' model work behind them
 INLINE_ADDS = 10  # each waits for the model: enough for a p95 beside the queued adds
 STRUCTURE_TURNS = 150  # the inline-against-background comparison, with a model that answers at once
 SYNTHETIC_TURNS = 400  # without --data: about one LoCoMo conversation
@@ -83,9 +85,10 @@ def run(settings: Settings, data: Path | None = None, *, latency_s: float = 1.5,
     out: dict[str, Any] = {"benchmark": "background", "store": settings.store_kind, "llm_latency_s": latency_s,
                            "concurrency": concurrency, "conversation": name}
     with _model(latency_s) as server, _memory(settings, server, concurrency) as memory:
-        tenants = [f"bench-bg-{run_id}-{name}" for name in ("warm", "adds", "import", "other")]
+        tenants = [f"bench-bg-{run_id}-{name}" for name in ("warm", "adds", "import", "other", "turns")]
         try:
             out |= _adds(memory, turns, adds, tenants[0], tenants[1])
+            out |= _turns(memory, turns, TURNS, tenants[4])
             out |= _import(memory, server, turns, tenants[2], tenants[3], latency_s)
         finally:
             for tenant in tenants:
@@ -117,6 +120,24 @@ def _adds(memory: AgenticMemory, turns: list[NoteInput], n: int, warm: str, tena
     return {"adds": len(queued_ms), "add_p95_ms": queued["p95"], "add_ms": queued,
             "found_right_after_add": round(found / max(1, len(queued_ms)), 4), "adds_drained": drained,
             "inline_add_ms": percentiles(inline_ms)}
+
+
+def _turns(memory: AgenticMemory, turns: list[NoteInput], n: int, tenant: str) -> dict[str, Any]:
+    """Dialogue turns through the tiers with their model work behind them, then inline beside them."""
+    queued_ms, inline_ms = [], []
+    for note in turns[:n]:
+        began = time.perf_counter()
+        memory.add_turn(note.content, tenant=tenant, session_id=note.session or "bench", at=note.event_time)
+        queued_ms.append((time.perf_counter() - began) * 1000)
+    settled = memory.wait(600, tenant=tenant)
+    for note in turns[n : n + INLINE_ADDS]:
+        began = time.perf_counter()
+        memory.add_turn(note.content, tenant=tenant, session_id=note.session or "bench", at=note.event_time,
+                        background=False)
+        inline_ms.append((time.perf_counter() - began) * 1000)
+    queued = percentiles(queued_ms)
+    return {"turns": len(queued_ms), "add_turn_p95_ms": queued["p95"], "add_turn_ms": queued,
+            "turns_settled": settled, "inline_add_turn_ms": percentiles(inline_ms)}
 
 
 def _import(memory: AgenticMemory, server: ScriptedLLM, turns: list[NoteInput], tenant: str, other: str,

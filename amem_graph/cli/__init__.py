@@ -23,12 +23,13 @@ from . import (
     view,
     worker,
 )
-from .common import EXIT_CODES, user_errors
+from .common import EXIT_CODES, HelpGroup, user_errors
 from .doctor import doctor
 
 app = typer.Typer(
     name="amem-graph",
-    help="Agentic memory in Neo4j: notes that link and evolve.\n\n" + EXIT_CODES,
+    help="Memory for LLM agents: notes that link and evolve, on the embedded store or Neo4j.\n\n" + EXIT_CODES,
+    cls=HelpGroup,
     no_args_is_help=True,
     pretty_exceptions_show_locals=False,
 )

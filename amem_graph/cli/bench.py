@@ -94,7 +94,7 @@ def ingest(
     chunk: Annotated[int, typer.Option(min=1, help="Notes per alternating embed-only / ingest round")] = 1000,
     queries: Annotated[int, typer.Option(min=1, help="k-NN queries to time")] = 200,
     k: Annotated[int, typer.Option(min=1, max=1000)] = 10,
-    keep: Annotated[bool, typer.Option(help="Keep the benchmark tenant instead of deleting it")] = False,
+    keep: Annotated[bool, typer.Option("--keep", help="Keep the benchmark tenant instead of deleting it")] = False,
     store: StoreOption = None,
     cold: ColdOption = False,
     warm_up: WarmUpOption = WARM_UP_S,
@@ -128,8 +128,8 @@ def load(
     tenants: Annotated[int, typer.Option(min=1, max=100, help="Tenants; the first gets half of all operations")] = 4,
     seconds: Annotated[float, typer.Option(min=1, max=86_400, help="How long the threads run")] = 60,
     max_ops: Annotated[int, typer.Option("--max-ops", min=1, help="Operations per thread at most")] = 10_000,
-    keep: Annotated[bool, typer.Option(help="Keep the benchmark tenants instead of deleting them")] = False,
-    maintenance: Annotated[bool, typer.Option(
+    keep: Annotated[bool, typer.Option("--keep", help="Keep the benchmark tenants instead of deleting them")] = False,
+    maintenance: Annotated[bool, typer.Option("--maintenance", 
         help="Also run retention (archiving the coldest notes) and restores of archived notes beside them")] = False,
     consolidate_to: Annotated[str | None, typer.Option(
         "--consolidate-to", metavar="MODEL",
@@ -257,7 +257,7 @@ def langchain(
     n: Annotated[int, typer.Option("--n", min=1, help="Texts written through each path")] = 100,
     queries: Annotated[int, typer.Option(min=1, help="Queries read through each path")] = 50,
     json_out: JsonOutOption = None,
-    keep: Annotated[bool, typer.Option(help="Keep the benchmark tenants instead of deleting them")] = False,
+    keep: Annotated[bool, typer.Option("--keep", help="Keep the benchmark tenants instead of deleting them")] = False,
 ) -> None:
     """The LangChain / LangGraph adapters against the engine's own calls, in turn: ms per call and ratios."""
     try:
@@ -276,7 +276,7 @@ def llm_cost(
     json_out: JsonOutOption = None,
     conversation: Annotated[str | None, typer.Option(help="sample_id [default: the first]")] = None,
     limit: Annotated[int | None, typer.Option("--turns", "--limit", min=1, help="Only the first N turns")] = None,
-    keep: Annotated[bool, typer.Option(help="Keep the benchmark tenant instead of deleting it")] = False,
+    keep: Annotated[bool, typer.Option("--keep", help="Keep the benchmark tenant instead of deleting it")] = False,
     mode: Annotated[CostMode, typer.Option(  # type: ignore[valid-type]
         help="notes: add per turn; tiers: add_turn through the MemoryOS tiers")] = "notes",
     llm: Annotated[LLMSource, typer.Option(  # type: ignore[valid-type]
@@ -309,7 +309,7 @@ def time_(
     people: Annotated[int, typer.Option(min=1, max=20, help="People in the generated history")] = 20,
     moves: Annotated[int, typer.Option(min=2, max=16, help="Moves of each, each superseding the last")] = 4,
     prefix: Annotated[str, typer.Option(help="Tenant name prefix")] = "time-",
-    keep: Annotated[bool, typer.Option(help="Keep the benchmark tenants instead of deleting them")] = False,
+    keep: Annotated[bool, typer.Option("--keep", help="Keep the benchmark tenants instead of deleting them")] = False,
     json_out: JsonOutOption = None,
     store: StoreOption = None,
 ) -> None:
@@ -329,7 +329,7 @@ def view(
     changes: Annotated[int, typer.Option(min=0, help="Notes changed after the links (versions to show)")] = 100,
     repeats: Annotated[int, typer.Option(min=1, max=1000, help="Timed repeats of each request")] = 20,
     browser: Annotated[bool, typer.Option(help="Also time the page in headless Chromium (when installed)")] = True,
-    keep: Annotated[bool, typer.Option(help="Keep the benchmark tenant instead of deleting it")] = False,
+    keep: Annotated[bool, typer.Option("--keep", help="Keep the benchmark tenant instead of deleting it")] = False,
     json_out: JsonOutOption = None,
     store: StoreOption = None,
 ) -> None:
@@ -365,7 +365,7 @@ def locomo(
     turns: Annotated[
         int | None, typer.Option(min=1, help="Only the first N turns per conversation (and questions about them)")
     ] = None,
-    qa: Annotated[bool, typer.Option(help="Also answer each question with the configured LLM: F1 and BLEU-1")]
+    qa: Annotated[bool, typer.Option("--qa", help="Also answer each question with the configured LLM: F1 and BLEU-1")]
     = False,
     mode: Annotated[
         RecallMode,  # type: ignore[valid-type]

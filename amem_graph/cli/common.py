@@ -73,7 +73,7 @@ def flat(text: str, limit: int = TABLE_TEXT_LIMIT) -> str:
     return f"{kept} [+{len(words) - len(kept)} characters]"
 
 EXIT_CODES = (
-    "Exit codes: 0 ok; 1 unexpected error; 2 bad command line; 3 invalid input or unknown note; "
+    "Exit codes: 0 ok; 1 unexpected error; 2 bad command line; 3 invalid input, unknown note or a tenant that holds nothing; "
     "4 schema mismatch; 5 database unreachable or failing; 6 local server could not be installed, started or stopped; "
     "7 a doctor check failed; 8 the LLM endpoint failed or is not configured; "
     "9 the note kept changing under concurrent writers (try again); 10 `check` found broken rules."
@@ -131,3 +131,61 @@ def progress(total: int, what: str) -> Iterator[Callable[..., None]]:
     columns = (TextColumn(what), BarColumn(), MofNCompleteColumn(), RateColumn(), TimeRemainingColumn())
     with Progress(*columns, console=Console(stderr=True), transient=False) as bar:
         yield functools.partial(bar.advance, bar.add_task("", total=total))
+
+
+class HelpGroup(typer.core.TyperGroup):
+    """The top-level group: once typer has built the command tree (its completion options included), its help is
+    made to read as prose at any width (`plain_help`)."""
+
+    def main(self, *args: Any, **kwargs: Any) -> Any:
+        plain_help(self)
+        return super().main(*args, **kwargs)
+
+
+def plain_help(command: Any) -> None:
+    """A command's help and its options' as a person reads them: each paragraph one line (the terminal wraps it, not
+    the docstring's line breaks), flags without a type, values named by what they hold (TEXT, INTEGER, the choices),
+    arguments by their name in capitals. Every subcommand's too."""
+    command.help = _unwrapped(command.help)
+    if command.short_help is None and command.help:
+        command.short_help = command.help.split("\n\n")[0]
+    ctx = typer.Context(command)
+    help_option = command.get_help_option(ctx)
+    for param in [*command.params, *([help_option] if help_option is not None else [])]:
+        if isinstance(param, typer.core.TyperArgument):
+            name = param.metavar = param.metavar or param.name.upper()
+            # typer marks a required argument `{NAME}` in the usage line, and shows its type beside it; the usage
+            # line's convention is NAME (required) and [NAME] (optional), and the help says what it holds.
+            usage = (name if param.required else f"[{name}]") + ("..." if param.nargs != 1 else "")
+            param._usage_display_name = lambda usage=usage: usage
+            param.display_type_rich = lambda ctx: None
+        elif getattr(param, "is_flag", False) or getattr(param, "count", False):
+            param.metavar = ""
+        elif param.metavar is None:
+            param.metavar = _value_name(param, ctx)
+        param.help = _unwrapped(param.help)
+        ranged = getattr(param, "_get_number_range_help_str", None)
+        if ranged is not None and (limits := ranged()):
+            # The range goes with the help, where there is room, not in the narrow column of the value's name.
+            param.help = f"{param.help or ''} [{limits}]".strip()
+            param._get_number_range_help_str = lambda: None
+    for sub in getattr(command, "commands", {}).values():
+        plain_help(sub)
+
+
+def _unwrapped(text: str | None) -> str | None:
+    if not text:
+        return text
+    paragraphs = [" ".join(line.strip() for line in block.strip().splitlines()) for block in text.strip().split("\n\n")]
+    return "\n\n".join(paragraphs)
+
+
+def _value_name(param: Any, ctx: typer.Context) -> str:
+    """The value's name from the type typer shows as `<str>`, `<int range>`, `<list[str]>` or `<a|b|c>`."""
+    shown = str(param.display_type(ctx) or "").strip("<>")
+    if shown.startswith("list[") and shown.endswith("]"):
+        shown = shown[5:-1]
+    if "|" in shown:
+        return shown
+    base = shown.split()[0] if shown else "str"
+    return {"int": "INTEGER", "float": "NUMBER", "Path": "PATH", "bool": "BOOLEAN", "datetime": "TIME"}.get(base, "TEXT")

@@ -42,8 +42,8 @@ def demo(
         console.print(table)
         for query, mode in zip(QUERIES, ("hybrid", "fulltext"), strict=True):
             hits = memory.search(query, k=5, hops=2, mode=mode)
-            console.print(f"\n[bold]Search ({mode}; found = seed, or the links that led to it):[/] {query}")
-            console.print(hits_table(hits, ids=False))
+            console.print(f"\n[bold]Search ({mode}; found = the words it holds, or the links that led to it):[/] {query}")
+            console.print(hits_table(hits, query, ids=False))
         console.print(Text(_next_steps(memory, tenant)))
 
 

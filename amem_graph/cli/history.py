@@ -9,7 +9,17 @@ from rich.table import Table
 
 from ..models import Evolution, NoteHistory
 from .common import console, flat, plain, print_json, short_id, text_column, user_errors, value_column
-from .notes import AsOfOption, JsonOption, NoteIdArgument, TenantOption, by_id, full_id, memory, show_note
+from .notes import (
+    AsOfOption,
+    JsonOption,
+    NoteIdArgument,
+    TenantOption,
+    by_id,
+    full_id,
+    linked_texts,
+    memory,
+    show_note,
+)
 
 
 def register(app: typer.Typer) -> None:
@@ -17,22 +27,26 @@ def register(app: typer.Typer) -> None:
         app.command()(user_errors(command))
 
 
-def _history(note_id: str, tenant: str | None, as_of: str | None, as_json: bool) -> NoteHistory | None:
-    """The note's history (as it was recorded by `as_of`), or None once printed as JSON."""
-    with memory(tenant) as mem:
+def _history(note_id: str, tenant: str | None, as_of: str | None, as_json: bool,
+             links: bool = False) -> tuple[NoteHistory, dict[str, str]] | None:
+    """The note's history (as it was recorded by `as_of`) and, with `links`, its linked notes' texts; None once
+    printed as JSON."""
+    with memory(tenant, held=True) as mem:
         found = by_id(mem, note_id, lambda candidate: mem.history(candidate, as_of=as_of))
+        linked = linked_texts(mem, found.note, as_of) if links and not as_json else {}
     if as_json:
         print_json(found.to_dict())
         return None
-    return found
+    return found, linked
 
 
 def show(note_id: NoteIdArgument, tenant: TenantOption = None, as_of: AsOfOption = None,
          as_json: JsonOption = False) -> None:
     """A note with its links (and their reasons) and its versions (with --as-of, as they stood then)."""
-    if (found := _history(note_id, tenant, as_of, as_json)) is None:
+    if (held := _history(note_id, tenant, as_of, as_json, links=True)) is None:
         return
-    show_note(found.note)
+    found, linked = held
+    show_note(found.note, linked)
     _versions(found)
 
 
@@ -40,8 +54,9 @@ def history(note_id: NoteIdArgument, tenant: TenantOption = None, as_of: AsOfOpt
             as_json: JsonOption = False) -> None:
     """A note's versions and the evolutions that triggered from it or revised it (with --as-of, those
     recorded by then)."""
-    if (found := _history(note_id, tenant, as_of, as_json)) is None:
+    if (held := _history(note_id, tenant, as_of, as_json)) is None:
         return
+    found, _ = held
     _versions(found)
     # The time splits between date and clock, and the analyser names its model only when it has one other
     # than itself, so that seven fields fit 80 columns.

@@ -24,12 +24,16 @@ def ingest(
     tenant: TenantOption = None,
     format: Annotated[Format, typer.Option(help="auto: by extension and first line")] = "auto",  # type: ignore[valid-type]
     conversation: Annotated[str | None, typer.Option(help="LoCoMo: the sample_id (default: the first)")] = None,
-    bulk: Annotated[bool, typer.Option(help="Notes without analysis (add_many, batched); `reanalyze` later")] = False,
+    bulk: Annotated[bool, typer.Option("--bulk", help="Notes without analysis (add_many, batched); `reanalyze` later")] = False,
     analyse: Annotated[bool, typer.Option(
         "--analyse", help="Notes stored in bulk, then analysed by the LLM with AMEM_LLM_CONCURRENCY calls in flight "
                           "(each as an add would be); the ingest returns when the queue is empty")] = False,
+    tiers: Annotated[bool, typer.Option(
+        "--tiers", help="Notes said one after another (a LoCoMo conversation, notes with sessions) go through the "
+                        "dialogue tiers instead, two to a turn: pages, segments, persona, and notes from the hot "
+                        "segments")] = False,
     limit: Annotated[int | None, typer.Option(min=1, help="Only the first N records")] = None,
-    skip_invalid: Annotated[bool, typer.Option(
+    skip_invalid: Annotated[bool, typer.Option("--skip-invalid", 
         help="Leave out a record that cannot be stored (said on stderr, counted in the report) and add the rest; "
              "without it, one stops the ingest before anything is added")] = False,
     as_json: JsonOption = False,
@@ -46,9 +50,15 @@ def ingest(
         Console(stderr=True).print(f"skipped {err}", markup=False, highlight=False)
 
     on_invalid = left_out if skip_invalid else None
+    if tiers and (bulk or analyse):
+        raise InvalidInput("--tiers sends the records through the dialogue tiers: it takes neither --bulk nor --analyse")
     with memory(tenant) as mem:
-        if kind == "turns":
-            every = reader.turns(path, mem.settings.max_content_chars, on_invalid=on_invalid)[:limit]
+        if kind == "turns" or tiers:
+            if kind == "turns":
+                every = reader.turns(path, mem.settings.max_content_chars, on_invalid=on_invalid)[:limit]
+            else:
+                every = reader.exchanges(reader.notes(path, mem.settings.max_content_chars, conversation=conversation,
+                                                      on_invalid=on_invalid)[:limit])
             todo = reader.pending_turns(every, mem.tiers.session_page_counts())
             with progress(len(todo), "turns") as advance:
                 for turn in todo:
@@ -73,12 +83,13 @@ def ingest(
                 with progress(mem.pending(), "analyses") as advance:
                     mem.work(until_empty=True, on_done=advance)
     seconds = time.perf_counter() - began
-    report = {"format": kind, "records": len(every), "added": len(todo), "skipped": len(every) - len(todo),
+    report = {"format": kind, "tiers": tiers or kind == "turns", "records": len(every), "added": len(todo), "skipped": len(every) - len(todo),
               "invalid": invalid, "seconds": round(seconds, 2),
               "per_s": round(len(todo) / seconds, 1) if seconds else None}
     if as_json:
         print_json(report)
     else:
         left = f", {len(invalid)} invalid left out" if invalid else ""
-        console.print(f"Added {report['added']} {kind} records ({report['skipped']} held already{left}) in "
+        what = f"{kind} records" if kind == "turns" or not tiers else f"turns of {kind} records through the tiers"
+        console.print(f"Added {report['added']} {what} ({report['skipped']} held already{left}) in "
                       f"{report['seconds']} s.")

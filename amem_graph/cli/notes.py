@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import sys
 from collections.abc import Callable
 from dataclasses import replace
@@ -12,9 +13,10 @@ from rich.table import Table
 from rich.text import Text
 
 from ..api import MAX_K, AgenticMemory
-from ..errors import InvalidInput, NoteNotFound
+from ..errors import InvalidInput, NoteNotFound, TenantNotFound
 from ..maintenance.warmup import WARM_UP_S
 from ..models import MAX_HOPS, Note, SearchHit
+from ..read import explain
 from ..read.retrieval import MODES, format_context
 from ..settings import Settings
 from .common import (
@@ -37,25 +39,50 @@ TenantOption = Annotated[str | None, typer.Option("--tenant", "-t", help="Tenant
 JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")]
 LimitOption = Annotated[int, typer.Option(min=1, max=1000)]
 OffsetOption = Annotated[int, typer.Option(min=0)]
-SupersededOption = Annotated[bool, typer.Option(help="Include notes a newer note contradicted")]
-ArchivedOption = Annotated[bool, typer.Option(help="Include notes a retention policy archived")]
+SupersededOption = Annotated[bool, typer.Option("--superseded", help="Include notes a newer note contradicted")]
+ArchivedOption = Annotated[bool, typer.Option("--archived", help="Include notes a retention policy archived")]
 AsOfOption = Annotated[str | None, typer.Option(
     "--as-of", help="Read the memory as it stood at this time (ISO-8601; recorded time)")]
 NoteIdArgument = Annotated[str, typer.Argument(help="A note id, or its first characters (as tables show it).")]
 
 SearchMode = choices("SearchMode", MODES)
+LINKS_SHOWN = 30  # links `get` and `show` print, each with the other note's text; --json gives every one
+LINKED_TEXT_LIMIT = 80  # characters of a linked note's text beside its link
 FULL_ID = 36  # a uuid; a shorter id that names no note may be the start of one
 MIN_PREFIX = 4  # shorter prefixes would match too many notes to be worth a scan
 
 
-def memory(tenant: str | None = None, store: str | None = None, *, serves: bool = False) -> AgenticMemory:
+def memory(tenant: str | None = None, store: str | None = None, *, serves: bool = False,
+           held: bool = False) -> AgenticMemory:
     """A memory as the environment configures it; `store` (`bench --store`) overrides AMEM_STORE. A command that
     `serves` (the MCP server) analyses the queue from the start, as any long-lived process does; another analyses
-    only what it queued itself (AMEM_LLM_WORKER=writes), not claiming queued notes it would hand back as it exits."""
+    only what it queued itself (AMEM_LLM_WORKER=writes), not claiming queued notes it would hand back as it exits.
+    A command that only reads (`held`) is refused a tenant that holds nothing, with the tenants that exist named."""
     settings = Settings.from_env()
     if settings.llm.worker == "thread" and not serves:
         settings = replace(settings, llm=replace(settings.llm, worker="writes"))
-    return AgenticMemory(settings if store is None else replace(settings, store=store), tenant=tenant)
+    opened = AgenticMemory(settings if store is None else replace(settings, store=store), tenant=tenant)
+    if held:
+        try:
+            known = opened.admin.tenants()
+            if opened.tenant not in known:
+                raise TenantNotFound(unknown_tenant(opened.tenant, known))
+        except BaseException:
+            opened.close()
+            raise
+    return opened
+
+
+def unknown_tenant(tenant: str, known: list[str], shown: int = 20) -> str:
+    """What to say of a tenant that holds nothing: the tenants that do (the closest spellings first)."""
+    if not known:
+        return f"tenant {tenant!r} holds nothing, and neither does any other: this store is empty"
+    close = difflib.get_close_matches(tenant, known, n=3, cutoff=0.6)
+    ordered = [*close, *sorted(t for t in known if t not in close)][:shown]
+    more = f" and {len(known) - shown} more" if len(known) > shown else ""
+    hint = f" (did you mean {close[0]!r}?)" if close else ""
+    return (f"tenant {tenant!r} holds nothing{hint}; the tenants here: {', '.join(ordered)}{more} "
+            "(choose one with --tenant)")
 
 
 def register(app: typer.Typer) -> None:
@@ -137,12 +164,13 @@ def add(
 def get(note_id: NoteIdArgument, tenant: TenantOption = None, as_of: AsOfOption = None,
         as_json: JsonOption = False) -> None:
     """Show one note with its links (with --as-of, as the memory held it then)."""
-    with memory(tenant) as mem:
+    with memory(tenant, held=True) as mem:
         note = by_id(mem, note_id, lambda candidate: mem.get(candidate, as_of=as_of))
+        linked = {} if as_json else linked_texts(mem, note, as_of)
     if as_json:
         print_json(note.to_dict())
         return
-    show_note(note)
+    show_note(note, linked)
 
 
 def list_notes(
@@ -150,7 +178,7 @@ def list_notes(
     superseded: SupersededOption = False, archived: ArchivedOption = False, as_json: JsonOption = False,
 ) -> None:
     """List the current notes, newest first."""
-    with memory(tenant) as mem:
+    with memory(tenant, held=True) as mem:
         notes = mem.list(limit=limit, offset=offset, include_superseded=superseded, include_archived=archived)
     if as_json:
         print_json([n.to_dict() for n in notes])
@@ -206,7 +234,7 @@ def search(
 ) -> None:
     """Find notes by meaning (vector index) and words (fulltext), fused, then follow links and session
     order from the best of them; each hit says how it was found."""
-    with memory(tenant) as mem:
+    with memory(tenant, held=True) as mem:
         hits = mem.search(
             query, k=k, hops=hops, mode=mode.value, after=after, before=before, tags=tag or (),  # type: ignore[arg-type]
             speakers=speaker or (), sessions=session or (), include_superseded=superseded,
@@ -219,25 +247,23 @@ def search(
     if context:
         console.print(Text(format_context(hits)))
         return
-    console.print(hits_table(hits))
+    console.print(hits_table(hits, query))
 
 
-def hits_table(hits: list[SearchHit], *, ids: bool = True) -> Table:
-    """Search hits with their scores and how each was found (seed, or the path from one)."""
-    # "found" may be long ("RELATES_TO from 1a2b3c4d +session"): capped, so that the content keeps its room.
+def hits_table(hits: list[SearchHit], query: str, *, ids: bool = True) -> Table:
+    """Search hits with their scores and how each was found: the query's words it holds, or those in the turns
+    around it, or its meaning alone; a note reached from a seed, by the path from it. A long note shows the part
+    that matched."""
     table = Table(text_column("content"), text_column("found", min_width=8, max_width=14),
                   *map(value_column, ("score", "vector", "fulltext", *(("id",) if ids else ()))))
     for hit in hits:
-        cells = [flat(hit.note.content), _found(hit), f"{hit.score:.3f}", _score(hit.vector_score),
+        found = explain.match(query, hit)
+        start, end = found.excerpt
+        shown = ("…" if start else "") + hit.note.content[start:end] + ("…" if end < len(hit.note.content) else "")
+        cells = [flat(shown), explain.label(hit, found), f"{hit.score:.3f}", _score(hit.vector_score),
                  _score(hit.fulltext_score)]
         table.add_row(*plain(*cells, *([short_id(hit.note.id)] if ids else [])))
     return table
-
-
-def _found(hit: SearchHit) -> str:
-    """How a hit was found: "seed", or its path such as "NEXT from 1a2b3c4d"; priors after a "+"."""
-    how = "seed" if not hit.path else " → ".join(f"{step.type} from {short_id(step.from_id)}" for step in hit.path)
-    return how + "".join(f" +{name}" for name, _ in hit.boosts)
 
 
 def stats(tenant: Annotated[str | None, typer.Option("--tenant", "-t", help="Only this tenant")] = None,
@@ -283,7 +309,21 @@ def _populated(index: dict[str, Any]) -> str:
     return "—" if percent is None else f"{percent:.0f}"
 
 
-def show_note(note: Note) -> None:
+def linked_texts(mem: AgenticMemory, note: Note, as_of: str | None = None, shown: int = LINKS_SHOWN) -> dict[str, str]:
+    """The text of each note `note` links to (the first `shown` links), as the memory held it `as_of`."""
+    texts: dict[str, str] = {}
+    for link in note.links[:shown]:
+        other = link.other(note.id)
+        try:
+            texts[other] = mem.get(other, as_of=as_of).content
+        except NoteNotFound:  # deleted since, or not yet written as of then
+            continue
+    return texts
+
+
+def show_note(note: Note, linked: dict[str, str] | None = None) -> None:
+    """A note, its fields and its links; each link with the other note's id, its text (`linked`), confidence and
+    reason."""
     console.print(f"[bold]{note.id}[/] (tenant {note.tenant}, version {note.version}, analysis {note.analysis})")
     console.print(note.content, markup=False, highlight=False)
     for label, value in (("keywords", ", ".join(note.keywords)), ("tags", ", ".join(note.tags)),
@@ -291,10 +331,16 @@ def show_note(note: Note) -> None:
                          ("created", note.created_at)):
         if value:
             console.print(f"  {label}: {value}", markup=False, highlight=False)
-    for link in note.links:
+    for index, link in enumerate(note.links):
         arrow = "->" if link.source_id == note.id else "<-"
-        console.print(f"  {arrow} {link.type} {link.other(note.id)} ({link.confidence:.2f}) {link.reason}",
+        other = link.other(note.id)
+        text = (linked or {}).get(other)
+        about = f" “{flat(text, LINKED_TEXT_LIMIT)}”" if text else ""
+        console.print(f"  {arrow} {link.type} {short_id(other)}{about} ({link.confidence:.2f}) {link.reason}",
                       markup=False, highlight=False)
+        if index + 1 == LINKS_SHOWN and len(note.links) > LINKS_SHOWN:
+            console.print(f"  ... and {len(note.links) - LINKS_SHOWN} more links (--json lists them all)")
+            break
 
 
 def _score(score: float | None) -> str:

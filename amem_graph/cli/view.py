@@ -34,7 +34,7 @@ def view(
     each note's versions and evolutions, the memory as of any moment, entities and the dialogue tiers. Served on
     127.0.0.1 only, read-only, for one tenant; the URL carries a token (as Jupyter's does): share it with no one.
     Ctrl-C stops it. The embedded store's folder is one process's: stop the agent that holds it first."""
-    with memory(tenant) as mem:
+    with memory(tenant, held=True) as mem:
         viewer = _viewer(mem, port)
         console.print(f"The viewer of tenant {mem.tenant!r} ({mem.admin.kind} store) is at", highlight=False)
         console.print(viewer.url, highlight=False, soft_wrap=True)

@@ -129,6 +129,21 @@ def _turn(number: int, line: str, max_chars: int) -> Turn:
         raise InvalidInput(f"line {number}: {err}") from None
 
 
+def exchanges(notes: Sequence[NoteInput], session: str = "default") -> list[Turn]:
+    """Notes said one after another as dialogue turns for the tiers: in each session, in order, each pair of
+    consecutive notes one turn (the first as the user's side, the reply as the other), a last note alone as a turn of
+    its own; the turn's time the first note's event time. Notes without a session form `session`."""
+    by_session: dict[str, list[NoteInput]] = {}
+    for note in notes:
+        by_session.setdefault(note.session or session, []).append(note)
+    out = []
+    for session_id, said in by_session.items():
+        for first in range(0, len(said), 2):
+            reply = said[first + 1].content if first + 1 < len(said) else ""
+            out.append(Turn(said[first].content, reply, session_id, said[first].event_time))
+    return out
+
+
 def pending_turns(all_turns: Sequence[Turn], held: dict[str, int]) -> list[Turn]:
     """The turns still to add: per session, those after the `held` pages it has already."""
     seen: dict[str, int] = {}
