@@ -87,7 +87,7 @@ def test_a_tenant_that_holds_nothing_is_named_with_the_tenants_that_exist(
 ) -> None:
     run(cli_env, "add", "Nate adopted a turtle.", "-t", cli_tenant)
     typo = cli_tenant[:-1] + ("x" if cli_tenant[-1] != "x" else "y")
-    for command in (["search", "turtle"], ["list"], ["get", "0000"], ["show", "0000"], ["history", "0000"], ["view"]):
+    for command in (["search", "turtle"], ["list"], ["get", "0000"], ["show", "0000"], ["history", "0000"]):
         refused = run(cli_env, *command, "-t", typo)
         assert refused.exit_code == 3, (command, refused.output)
         line = refused.stderr.strip()

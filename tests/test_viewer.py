@@ -94,10 +94,14 @@ def test_the_network_is_the_tenants_notes_links_sessions_and_entities(viewer: Vi
     assert len(limited["notes"]) == 2 and limited["more"] is True
 
 
-def test_an_empty_tenant_shows_an_empty_memory(open_memory: Callable[[str], AgenticMemory], tenant: str) -> None:
+def test_an_empty_tenant_shows_an_empty_memory(
+    open_memory: Callable[[str], AgenticMemory], tenant: str, data: Sample,
+) -> None:
     with open_memory(tenant + "-empty") as empty, Viewer(empty) as served:
         summary = api(served, "summary")
         assert summary["first"] is None and summary["counts"].get("Note", 0) == 0
+        # It says so, and names the tenants that hold something (the sample's among them): a typo shows at once.
+        assert summary["empty"] is True and tenant in summary["tenants"]
         net = api(served, "network")
         assert net["notes"] == [] and net["links"] == [] and net["more"] is False
         assert api(served, "search", q="anything at all")["hits"] == []
@@ -181,6 +185,14 @@ def test_a_search_explains_each_hit_and_counts_no_use(
     assert reached["hops"] == 1 and reached["seed"] == data.shoes and reached["fulltext_score"] is None
     assert reached["path"] == [{"from_id": data.shoes, "type": "SUPPORTS", "reason": "why it chews things",
                                 "confidence": 0.9}]
+    # Which words matched, where: the hit's text marks them; the CLI's label says the same.
+    shoes = hits[data.shoes]
+    assert shoes["match"]["words"] == ["chewed", "running", "shoes"] and shoes["found"].startswith("words: chewed")
+    content = shoes["note"]["content"]
+    assert [content[a:b] for a, b in shoes["match"]["spans"]] == ["chewed", "running", "shoes"]
+    assert reached["found"].startswith("SUPPORTS from ")
+    # The links between the hits are drawn, not only the paths: the graph is not a grid of dots.
+    assert any({link["source"], link["target"]} == {data.shoes, data.vet} for link in found["links"])
     # A look is not a recall: the viewer's searches leave the notes' use as it was (closing a memory writes its
     # pending counts, so the control search is counted and the viewer's is not).
     with open_memory(memory.tenant) as looking:

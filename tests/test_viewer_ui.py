@@ -2,10 +2,12 @@
 of any address but its own; clicking a note on the graph shows its versions; a search shows its hits with their
 paths, drawn; the time slider moved to before a change shows the old content and marks what changed since; a note
 whose text is markup shows as text and runs nothing; without the token the server answers 403. The screenshots
-it takes are the docs' (docs/images/viewer-*.png)."""
+it takes go to a temporary folder; `scripts/screenshots.sh` runs it with AMEM_VIEWER_SHOTS=docs/images to write the
+docs' (docs/images/viewer-*.png)."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -21,7 +23,7 @@ if TYPE_CHECKING:
     from playwright.sync_api import Page
 
 STORES = ("neo4j", "embedded")
-IMAGES = Path(__file__).resolve().parents[1] / "docs" / "images"
+SHOTS = os.environ.get("AMEM_VIEWER_SHOTS")  # where the screenshots go: the docs' images, asked for explicitly
 READY = '#graph[data-ready="1"]'
 
 
@@ -37,9 +39,10 @@ def _click_note(page: Page, note_id: str) -> None:
     page.wait_for_selector(f'#details[data-note-id="{note_id}"]')
 
 
-def _shot(page: Page, name: str) -> None:
-    IMAGES.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=IMAGES / f"viewer-{name}.png")
+def _shot(page: Page, name: str, scratch: Path) -> None:
+    folder = Path(SHOTS) if SHOTS else scratch
+    folder.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=folder / f"viewer-{name}.png")
 
 
 @pytest.mark.slow
@@ -63,7 +66,7 @@ def test_the_viewer_in_a_browser(
             page.wait_for_selector("#tenant:not(:empty)")  # the summary comes beside the graph, not before it
             assert page.locator("#tenant").inner_text().startswith(memory.tenant)
             assert int(page.locator("#graph").get_attribute("data-nodes") or 0) >= 5
-            _shot(page, "network")
+            _shot(page, "network", tmp_path)
 
             # A note opens to its versions, the change shown as a word diff.
             _click_note(page, data.dog)
@@ -71,7 +74,7 @@ def test_the_viewer_in_a_browser(
             assert change.locator("del").first.inner_text() == "Max"
             assert change.locator("ins").first.inner_text() == "Maximus"
             assert page.locator("#details .link").filter(has_text="the dog that chewed them").count() == 1
-            _shot(page, "note")
+            _shot(page, "note", tmp_path)
 
             # The slider before the change: the old content, and the changes since marked on the graph.
             page.locator("#as-of").fill(str(int(data.before.timestamp() * 1000)))
@@ -84,7 +87,7 @@ def test_the_viewer_in_a_browser(
             page.locator("#since").fill(str(int(data.before.timestamp() * 1000)))
             page.wait_for_function(f"() => window.amemViewer.cy?.getElementById('{data.dog}').hasClass('ch-changed')")
             assert page.evaluate(f"() => window.amemViewer.cy.getElementById('{data.new_home}').hasClass('ch-added')")
-            _shot(page, "time")
+            _shot(page, "time", tmp_path)
             page.locator("#compare").uncheck()
 
             # Markup in a note is text: shown as written, run never.
@@ -103,14 +106,20 @@ def test_the_viewer_in_a_browser(
             assert "why it chews things" in hit.locator(".path").inner_text()
             page.wait_for_selector(READY)
             assert page.evaluate("() => window.amemViewer.cy.edges('.path').length") >= 1
-            _shot(page, "search")
+            marks = page.locator(f'#details .hit[data-note-id="{data.shoes}"] mark').all_inner_texts()
+            assert marks == ["chewed", "running", "shoes"]
+            assert page.locator("#details").evaluate("box => box.scrollTop") == 0
+            _shot(page, "search", tmp_path)
+            page.locator("#query").fill("")
+            page.locator("#search").click()
+            page.locator("#details").get_by_text("Type a few words to search for").wait_for()
 
             page.locator('#tabs button[data-tab="entities"]').click()
             page.locator("#details .entity-row").filter(has_text="Denver").first.click()
             page.locator("#details h3").filter(has_text="Mentions over time").wait_for()
             page.locator('#tabs button[data-tab="tiers"]').click()
             page.locator("#details").get_by_text("Max loved the waves.").wait_for()
-            _shot(page, "tiers")
+            _shot(page, "tiers", tmp_path)
 
             assert not errors, f"the page logged errors: {errors}"
             outside = [url for url in requested if not url.startswith(origin)]

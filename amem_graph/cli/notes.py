@@ -64,8 +64,7 @@ def memory(tenant: str | None = None, store: str | None = None, *, serves: bool 
     opened = AgenticMemory(settings if store is None else replace(settings, store=store), tenant=tenant)
     if held:
         try:
-            known = opened.admin.tenants()
-            if opened.tenant not in known:
+            if opened.tenant not in (known := opened.admin.tenants(near=opened.tenant)):
                 raise TenantNotFound(unknown_tenant(opened.tenant, known))
         except BaseException:
             opened.close()
@@ -74,14 +73,13 @@ def memory(tenant: str | None = None, store: str | None = None, *, serves: bool 
 
 
 def unknown_tenant(tenant: str, known: list[str], shown: int = 20) -> str:
-    """What to say of a tenant that holds nothing: the tenants that do (the closest spellings first)."""
+    """What to say of a tenant that holds nothing, given the tenants that do (the closest spellings first)."""
     if not known:
         return f"tenant {tenant!r} holds nothing, and neither does any other: this store is empty"
-    close = difflib.get_close_matches(tenant, known, n=3, cutoff=0.6)
-    ordered = [*close, *sorted(t for t in known if t not in close)][:shown]
     more = f" and {len(known) - shown} more" if len(known) > shown else ""
+    close = difflib.get_close_matches(tenant, known[:3], n=1, cutoff=0.6)
     hint = f" (did you mean {close[0]!r}?)" if close else ""
-    return (f"tenant {tenant!r} holds nothing{hint}; the tenants here: {', '.join(ordered)}{more} "
+    return (f"tenant {tenant!r} holds nothing{hint}; the tenants here: {', '.join(known[:shown])}{more} "
             "(choose one with --tenant)")
 
 

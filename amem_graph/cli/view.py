@@ -12,12 +12,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
+from rich.text import Text
 
 from ..errors import InvalidInput
 from ..viewer import Viewer
 from ..viewer.server import DEFAULT_PORT
-from .common import console
-from .notes import TenantOption, memory
+from .common import console, error_console
+from .notes import TenantOption, memory, unknown_tenant
 
 if TYPE_CHECKING:
     from ..api import AgenticMemory
@@ -34,7 +35,10 @@ def view(
     each note's versions and evolutions, the memory as of any moment, entities and the dialogue tiers. Served on
     127.0.0.1 only, read-only, for one tenant; the URL carries a token (as Jupyter's does): share it with no one.
     Ctrl-C stops it. The embedded store's folder is one process's: stop the agent that holds it first."""
-    with memory(tenant, held=True) as mem:
+    with memory(tenant) as mem:
+        if mem.tenant not in (known := mem.admin.tenants(near=mem.tenant)):  # served all the same: its agent may not have written yet
+            error_console.print(Text.assemble(("warning: ", "bold yellow"), unknown_tenant(mem.tenant, known)),
+                                highlight=False, soft_wrap=True)
         viewer = _viewer(mem, port)
         console.print(f"The viewer of tenant {mem.tenant!r} ({mem.admin.kind} store) is at", highlight=False)
         console.print(viewer.url, highlight=False, soft_wrap=True)

@@ -4,6 +4,7 @@ tenant, and re-embedding everything after a change of model."""
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
@@ -56,9 +57,14 @@ class Admin:
         header, records = self.export(tenant)
         return invariants.check(header["tenant"], header["dimension"], records)
 
-    def tenants(self) -> list[str]:
-        """Every tenant in the database."""
-        return self._store.tenants()
+    def tenants(self, *, near: str | None = None) -> list[str]:
+        """Every tenant in the database (sorted); with `near`, the spellings closest to it first (what to offer for a
+        tenant that holds nothing, often a typo)."""
+        every = sorted(self._store.tenants())
+        if near is None:
+            return every
+        close = difflib.get_close_matches(near, every, n=3, cutoff=0.6)
+        return [*close, *(t for t in every if t not in close)]
 
     def import_(
         self, nodes: Sequence[dict[str, Any]], relationships: Sequence[dict[str, Any]], tenant: str | None = None

@@ -23,11 +23,12 @@ class Match:
     words: tuple[str, ...]
     spans: tuple[tuple[int, int], ...]
     around: tuple[str, ...]
+    around_spans: tuple[tuple[int, int], ...]  # where `around`'s words are in the neighbourhood
     excerpt: tuple[int, int]
 
     def to_dict(self) -> dict[str, object]:
         return {"words": list(self.words), "spans": [list(s) for s in self.spans], "around": list(self.around),
-                "excerpt": list(self.excerpt)}
+                "around_spans": [list(s) for s in self.around_spans], "excerpt": list(self.excerpt)}
 
 
 def query_stems(query: str) -> frozenset[str]:
@@ -45,12 +46,14 @@ def match(query: str, hit: SearchHit, limit: int = EXCERPT_CHARS) -> Match:
         if key in wanted:
             spans.append(found.span())
             words.setdefault(key, found.group())
-    around = {}
+    around, around_spans = {}, []
     for found in _WORD.finditer(hit.note.neighbourhood or ""):
         key = stem(found.group())
         if key in wanted and key not in words:
             around.setdefault(key, found.group())
-    return Match(tuple(words.values()), tuple(spans), tuple(around.values()), _excerpt(content, spans, hit, limit))
+            around_spans.append(found.span())
+    return Match(tuple(words.values()), tuple(spans), tuple(around.values()), tuple(around_spans),
+                 _excerpt(content, spans, hit, limit))
 
 
 def _excerpt(content: str, spans: list[tuple[int, int]], hit: SearchHit, limit: int) -> tuple[int, int]:

@@ -405,7 +405,8 @@ class Retriever:
         if tuning.session_weight:
             hits = self._by_session(hits)
         hits = self._mmr(hits, k) if tuning.mmr is not None else hits[:k]
-        if hits and count and filters.as_of is None:  # counted on a background thread, after the answer
+        # Counted on a background thread, after the answer; a process that only reads the store counts nothing.
+        if hits and count and filters.as_of is None and not getattr(self.store, "read_only", False):
             self._count(tenant, [hit.note.id for hit in hits])
         return hits
 

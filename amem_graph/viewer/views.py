@@ -17,6 +17,7 @@ from ..api import AgenticMemory
 from ..core import validation
 from ..errors import InvalidInput
 from ..models import EVERY_NOTE, Note, NoteHistory, NoteVersion, SearchFilter, SearchHit
+from ..read import explain
 from ..read.network import state
 from ..read.retrieval import MODES
 
@@ -58,6 +59,9 @@ def moment(params: Params, name: str) -> datetime | None:
     return validation.event_time(one(params, name), name)
 
 
+TENANTS_SHOWN = 50  # the other tenants a page on an empty tenant names
+
+
 class Views:
     """The viewer's reads over one memory (its tenant only: no view takes a tenant)."""
 
@@ -72,9 +76,12 @@ class Views:
         held = counts.get("Note", 0)
         oldest = memory.list(limit=1, offset=max(held - 1, 0), include_superseded=True, include_archived=True)
         pages = memory.tiers.pages(limit=1)
+        # A tenant that holds nothing is most often a typo (or an agent that has not written yet): the page names
+        # the tenants that hold something.
+        others = [] if counts else [t for t in memory.admin.tenants(near=memory.tenant) if t != memory.tenant][:TENANTS_SHOWN]
         return {
-            "tenant": memory.tenant, "store": memory.admin.kind, "counts": counts,
-            "queue": memory.queue(tenant=memory.tenant),
+            "tenant": memory.tenant, "store": memory.admin.kind, "counts": counts, "empty": not counts,
+            "tenants": others, "queue": memory.queue(tenant=memory.tenant),
             "first": _iso(oldest[0].created_at if oldest else pages[0].created_at if pages else None),
             "now": _iso(validation.now()),
         }
@@ -155,7 +162,13 @@ class Views:
         found = {hit.note.id for hit in hits}
         between = self.memory.network.notes(
             [step.from_id for hit in hits for step in hit.path if step.from_id not in found], as_of=at)
-        return {"query": query, "as_of": _iso(at), "hits": [_hit(rank, hit) for rank, hit in enumerate(hits, 1)],
+        # The links between the hits themselves, so that the graph shows how the hits hang together, not a grid.
+        among = {(link.source_id, link.target_id, link.type): link for hit in hits for link in hit.note.links
+                 if link.source_id in found and link.target_id in found}
+        return {"query": query, "as_of": _iso(at),
+                "hits": [_hit(rank, hit, query) for rank, hit in enumerate(hits, 1)],
+                "links": [{"source": s, "target": t, "type": kind, "reason": link.reason}
+                          for (s, t, kind), link in sorted(among.items())],
                 "path_notes": [_note(n.note) | {"state": n.state} for n in between]}
 
     def entities(self, params: Params) -> dict[str, Any]:
@@ -218,11 +231,16 @@ def _brief(found: Any) -> dict[str, Any] | None:
     return {"id": note.id, "content": note.content, "speaker": note.speaker, "state": found.state}
 
 
-def _hit(rank: int, hit: SearchHit) -> dict[str, Any]:
+def _hit(rank: int, hit: SearchHit, query: str) -> dict[str, Any]:
+    """A hit with why it was found (`explain`): the query's words in it, or in the turns around it (then sent
+    along), the part of a long note to show, and the label the CLI prints."""
+    found = explain.match(query, hit)
     data = hit.to_dict()
-    data["note"] = _note(hit.note) | {"state": state(hit.note)}
+    data["note"] = _note(hit.note, neighbourhood=bool(found.around)) | {"state": state(hit.note)}
     data["rank"] = rank
     data["seed"] = hit.path[0].from_id if hit.path else None
+    data["match"] = found.to_dict()
+    data["found"] = explain.label(hit, found)
     return data
 
 

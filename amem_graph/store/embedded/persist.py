@@ -8,7 +8,10 @@ folder that one process owns at a time.
   flushed before the transaction returns. Loading replays the lines after the snapshot's number. A torn
   last line (a crash while appending) is a transaction that never returned, and is dropped with a log
   line; a damaged line anywhere else, or a damaged snapshot, stops loading with CorruptStore.
-- `lock`: an exclusive flock held while the store is open; a second process gets a clear error.
+- `lock`: an exclusive flock held by the one process that writes. Another process that opens the folder while
+  it is held reads it (`readers=True`): it loads the snapshot and the journal without changing either, and
+  follows the writer's commits (`follow`) — whole transactions only: a line still being written is left for
+  the next look, and a new snapshot (a compaction) is loaded afresh. Its writes are refused.
 """
 
 from __future__ import annotations
@@ -34,6 +37,7 @@ from .graph import ConstraintViolation, Op, PropertyGraph
 FORMAT = "amem-graph-embedded"
 VERSION = 1
 CHECKPOINT_BYTES = 64 * 2**20  # journal size from which the next commit writes a new snapshot
+READER_ATTEMPTS = 5  # loads a reader tries while the writer keeps compacting under it
 
 
 class CorruptStore(StoreError):
@@ -63,10 +67,17 @@ class Folder:
         self._journal_file: IO[str] | None = None
         self.tx = 0  # the number of the last committed transaction
         self.saved_tx = 0  # the transaction the snapshot holds everything up to
+        self.writer: str | None = None  # a reader's: the process that writes the folder
+        self._seen: tuple[tuple[int, int, int] | None, int] | None = None  # a reader's: the snapshot read, journal bytes
+        self._read_up_to = 0  # the journal's bytes that the last load read whole
 
-    def open(self) -> PropertyGraph:
+    def open(self, *, readers: bool = False) -> PropertyGraph:
+        """The graph, loaded; this process the folder's writer, or, with `readers` and another process writing,
+        one of its readers (`writer` says which)."""
         self.path.mkdir(parents=True, exist_ok=True)
-        self._take_lock()
+        if not self._take_lock(wait=not readers):
+            self.writer = self._holder()
+            return self._load_as_reader()
         try:
             graph = self._load()
         except BaseException:
@@ -75,6 +86,47 @@ class Folder:
         self._journal_file = self.journal.open("a", encoding="utf-8")
         graph.on_commit = self.commit
         return graph
+
+    def follow(self, graph: PropertyGraph) -> PropertyGraph:
+        """A reader's graph brought up to the writer's last whole commit: the same graph with the journal's new
+        transactions applied, or a new one loaded afresh when the writer wrote a new snapshot. If the writer has
+        gone, this process may take the folder over: it stays a reader (open it again to write)."""
+        if self._seen is None or self._seen[0] != _identity(self.snapshot) or _size(self.journal) < self._seen[1]:
+            return self._load_as_reader()
+        applied = False
+        for number, ops, end in _journal_entries(self.journal, start=self._seen[1], tolerate_torn=True):
+            if number > self.tx:
+                if number != self.tx + 1:  # lines missing: the writer compacted meanwhile; start again
+                    return self._load_as_reader()
+                for op in ops:
+                    graph.apply(op)
+                self.tx = number
+                applied = True
+            self._seen = (self._seen[0], end)
+        if applied:
+            event("embedded_followed", logging.DEBUG, path=str(self.path), tx=self.tx)
+        return graph
+
+    @property
+    def reading(self) -> bool:
+        """Whether this process reads the folder another process writes."""
+        return self._journal_file is None and self._seen is not None
+
+    def _load_as_reader(self) -> PropertyGraph:
+        """The snapshot and the journal's whole lines, changing neither; retried if the writer compacts meanwhile."""
+        for _ in range(READER_ATTEMPTS):
+            before = _identity(self.snapshot)
+            self.tx = self.saved_tx = 0
+            try:
+                graph = self._load(repair=False)
+            except (CorruptStore, FileNotFoundError):
+                if _identity(self.snapshot) != before:
+                    continue  # the snapshot changed under the read: read the new one
+                raise
+            if _identity(self.snapshot) == before:
+                self._seen = (before, self._read_up_to)
+                return graph
+        raise StoreUnavailable(f"the embedded store in {self.path} kept changing while it was read; try again")
 
     def commit(self, ops: list[Op]) -> None:
         """Append one transaction to the journal, on disk before returning; if that fails, the journal is
@@ -124,34 +176,47 @@ class Folder:
             if handle is not None:
                 handle.close()
         self._journal_file = self._lock = None
+        self._seen = None
 
     # -- internals --------------------------------------------------------------------------------
 
-    def _take_lock(self) -> None:
+    def _take_lock(self, *, wait: bool = True) -> bool:
+        """The writer's lock: True when taken; False when another process holds it and `wait` is False, else
+        StoreUnavailable naming that process."""
         lock = (self.path / "lock").open("a+", encoding="utf-8")
         try:
             fcntl.flock(lock.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
-            lock.seek(0)
-            holder = lock.read().strip() or "another process"
             lock.close()
+            if not wait:
+                return False
             raise StoreUnavailable(
-                f"the embedded store in {self.path} is open in process {holder}; one process at a time "
-                "(close it, or point AMEM_DATA_DIR at another folder)"
+                f"the embedded store in {self.path} is open in process {self._holder()}, which writes it; one "
+                "process writes at a time (close it, or point AMEM_DATA_DIR at another folder)"
             ) from None
         lock.seek(0)
         lock.truncate()
         lock.write(str(os.getpid()))
         lock.flush()
         self._lock = lock
+        return True
 
-    def _load(self) -> PropertyGraph:
+    def _holder(self) -> str:
+        try:
+            return (self.path / "lock").read_text(encoding="utf-8").strip() or "another process"
+        except OSError:
+            return "another process"
+
+    def _load(self, *, repair: bool = True) -> PropertyGraph:
+        """The snapshot, then the journal's transactions after it; the writer (`repair`) cuts a torn last line
+        off, a reader leaves it (it may be a line the writer is writing now)."""
         graph = PropertyGraph()
         if self.snapshot.exists():
             self.tx = self.saved_tx = _read_snapshot(self.snapshot, graph)
+        self._read_up_to = 0
         if self.journal.exists():
             good = 0
-            for number, ops, end in _journal_entries(self.journal):
+            for number, ops, end in _journal_entries(self.journal, tolerate_torn=not repair):
                 if number <= self.saved_tx and self.tx == self.saved_tx:
                     pass  # written before the snapshot (a crash before the journal was emptied): in it already
                 elif number != self.tx + 1:
@@ -170,12 +235,29 @@ class Folder:
                         ) from None
                     self.tx = number
                 good = end
-            if good < self.journal.stat().st_size:  # a torn last line: cut it, so the next line starts clean
+            self._read_up_to = good
+            if repair and good < self.journal.stat().st_size:  # a torn last line: cut it, so the next starts clean
                 with self.journal.open("r+b") as raw:
                     raw.truncate(good)
                     raw.flush()
                     os.fsync(raw.fileno())
         return graph
+
+
+def _identity(path: Path) -> tuple[int, int, int] | None:
+    """Which file `path` is now (inode, size, modification time): a new snapshot is a new file."""
+    try:
+        held = path.stat()
+    except FileNotFoundError:
+        return None
+    return (held.st_ino, held.st_size, held.st_mtime_ns)
+
+
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except FileNotFoundError:
+        return 0
 
 
 def _op_with(op: Op, convert: Callable[[Any], Any]) -> Op:
@@ -185,18 +267,26 @@ def _op_with(op: Op, convert: Callable[[Any], Any]) -> Op:
     return [*op[:-1], {name: convert(value) for name, value in op[-1].items()}]
 
 
-def _journal_entries(path: Path) -> Iterator[tuple[int, list[Op], int]]:
-    """(transaction number, its operations, the byte offset after its line) for each whole line."""
-    lines = path.read_bytes().split(b"\n")
+def _journal_entries(path: Path, *, start: int = 0, tolerate_torn: bool = False) -> Iterator[tuple[int, list[Op], int]]:
+    """(transaction number, its operations, the byte offset after its line) for each whole line from byte `start`.
+    A last line without its newline is a commit that never returned (logged, unless `tolerate_torn`: a reader may
+    see the writer's line half-written)."""
+    try:
+        with path.open("rb") as raw:
+            raw.seek(start)
+            lines = raw.read().split(b"\n")
+    except FileNotFoundError:
+        return
     torn_tail = lines[-1] != b""  # every complete line ends with a newline
-    end = 0
+    end = start
     for number, line in enumerate(lines, start=1):
         last = number == len(lines)
         if not line:
             end += 0 if last else 1
             continue
         if last and torn_tail:  # written without its newline: the commit never returned, so it never happened
-            event("embedded_torn_journal_line", logging.WARNING, path=str(path), line=number)
+            if not tolerate_torn:
+                event("embedded_torn_journal_line", logging.WARNING, path=str(path), line=number)
             return
         try:
             entry = json.loads(line)

@@ -21,6 +21,7 @@ import numpy as np
 from ...core import validation
 from ...core.log import event
 from ...embedding import canonical_model
+from ...errors import StoreUnavailable
 from ...models import LINK_TYPES, Note
 from ..base import SCHEMA_VERSION, SchemaState, SchemaWrite, StoreStats, Tx, refuse_stale_writer
 from ..folded import Folded
@@ -48,13 +49,15 @@ class EmbeddedStore(EmbeddedAdmin):
 
     kind = "embedded"
 
-    def __init__(self, path: Path | str) -> None:
+    def __init__(self, path: Path | str, *, readers: bool = True) -> None:
+        """The store in `path`: this process writes it, or, when another process does and `readers` allows it,
+        reads it, following that process's commits (`read_only`)."""
         self._folder = Folder(Path(path))
         self.location = str(self._folder.path)
         self.dimension: int | None = None
         self.model: str | None = None
         self._lock = threading.RLock()
-        self.graph: PropertyGraph = self._folder.open()
+        self.graph: PropertyGraph = self._folder.open(readers=readers)
         self._fulltext = FulltextIndex(TEXT_FIELDS)
         self._page_text = FulltextIndex(PAGE_FIELDS)
         self._vectors: dict[tuple[str, str], tuple[int, list[int], np.ndarray]] = {}  # (label, tenant) → (version, keys, unit rows)
@@ -64,12 +67,34 @@ class EmbeddedStore(EmbeddedAdmin):
 
     # -- plumbing ---------------------------------------------------------------------------------
 
+    @property
+    def read_only(self) -> bool:
+        """Whether another process writes the folder and this one only reads it."""
+        return self._folder.reading
+
+    def _follow(self) -> None:
+        """A reader's graph brought up to the writer's last commit (under the store's lock)."""
+        if not self._folder.reading:
+            return
+        graph = self._folder.follow(self.graph)
+        if graph is not self.graph:  # loaded afresh (the writer compacted): the derived indexes start again
+            self.graph = graph
+            self._fulltext = FulltextIndex(TEXT_FIELDS)
+            self._page_text = FulltextIndex(PAGE_FIELDS)
+            self._vectors = {}
+
     def _read(self, work: Callable[[], T]) -> T:
         with self._lock:
+            self._follow()
             return work()
 
     def _write(self, work: Callable[[], T]) -> T:
         with self._lock:
+            if self._folder.reading:
+                raise StoreUnavailable(
+                    f"the embedded store in {self.location} is written by process {self._folder.writer}; this "
+                    "process only reads it (one process writes at a time: stop that one to write here, or serve "
+                    "Neo4j to write from several)")
             with self.graph.transaction():
                 result = work()
             if self._folder.checkpoint_due():
@@ -109,6 +134,7 @@ class EmbeddedStore(EmbeddedAdmin):
 
     def read(self, tenant: str, work: Callable[[Tx], T]) -> T:
         with self._lock:
+            self._follow()
             return work(EmbeddedTx(self, tenant, validation.now()))
 
     def write(self, tenant: str, work: Callable[[Tx], T], *, lock: bool = True) -> T:
@@ -124,7 +150,7 @@ class EmbeddedStore(EmbeddedAdmin):
     # -- schema -----------------------------------------------------------------------------------
 
     def schema(self, *, create: SchemaWrite | None = None) -> SchemaState:
-        if create is not None:
+        if create is not None and not self.read_only:  # a reader's schema is the writer's to create
             self._create_schema(create.model, create.dimension, create.found)
         return self._schema_state()
 

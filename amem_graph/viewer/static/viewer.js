@@ -354,7 +354,13 @@
   // -- search -------------------------------------------------------------------------------------------------
 
   async function runSearch(q = $("query").value.trim()) {
-    if (!q) return;
+    if (!q) {
+      const box = details("Search");
+      put(box, el("p", { class: "empty" }, "Type a few words to search for (what was said, who said it, a place), then press Enter."));
+      box.scrollTop = 0;
+      status("Type a few words to search for.");
+      return;
+    }
     state.view = { kind: "search", q };
     const fresh = claim({ kind: "search" });
     $("graph").dataset.ready = "0";
@@ -376,6 +382,9 @@
       seen.add(hit.note.id);
     }
     for (const note of data.path_notes) if (!seen.has(note.id)) { els.push(noteNode(note, "via " + note.state)); seen.add(note.id); }
+    for (const link of data.links || []) {
+      els.push({ group: "edges", classes: "link " + link.type, data: { id: `l:${link.source}:${link.target}:${link.type}`, source: link.source, target: link.target, label: link.type, kind: "link" } });
+    }
     for (const hit of data.hits) {
       hit.path.forEach((step, i) => {
         const to = i + 1 < hit.path.length ? hit.path[i + 1].from_id : hit.note.id;
@@ -391,20 +400,39 @@
     draw(els, SEARCH, `${data.hits.length} hits for “${short(data.query, 60)}”` + (state.asOf ? ` · as of ${when(state.asOf)}` : ""),
       { keep: false });
     const box = details("Search", { query: data.query });
+    box.scrollTop = 0;  // a new answer starts at its first hit, whatever the panel showed before
     if (!data.hits.length) put(box, el("p", { class: "empty" }, "Nothing found."));
     const content = new Map([...data.hits.map((h) => [h.note.id, h.note.content]), ...data.path_notes.map((n) => [n.id, n.content])]);
     for (const hit of data.hits) {
       const scores = [`score ${num(hit.score)}`, `vector ${num(hit.vector_score)}`, `fulltext ${num(hit.fulltext_score)}`, `seed ${num(hit.seed_score)}`];
       const boosts = Object.entries(hit.boosts || {}).map(([name, amount]) => `${name} +${num(amount)}`);
       put(box, el("div", { class: "item hit", data: { noteId: hit.note.id, hops: hit.hops }, on: { click: () => showNote(hit.note.id) } },
-        el("div", null, el("strong", null, `#${hit.rank} `), badge(hit.note.state), hit.hops ? el("span", { class: "meta" }, `reached in ${hit.hops} step${hit.hops > 1 ? "s" : ""}`) : el("span", { class: "meta" }, "a seed: found by the indexes")),
-        el("div", { class: "text" }, short(hit.note.content, 240)),
+        el("div", null, el("strong", null, `#${hit.rank} `), badge(hit.note.state), el("span", { class: "meta found" }, hit.found)),
+        el("div", { class: "text" }, marked(hit.note.content, hit.match.spans, hit.match.excerpt)),
+        hit.match.around.length ? el("div", { class: "around" },
+          el("div", { class: "meta" }, `matched through the turns around it: ${hit.match.around.join(", ")}`),
+          el("div", { class: "text" }, marked(hit.note.neighbourhood || "", hit.match.around_spans, null))) : null,
         el("div", { class: "scores" }, scores.join(" · ") + (boosts.length ? " · priors " + boosts.join(", ") : "")),
         hit.passage ? el("div", { class: "meta" }, `matched the passage at characters ${hit.passage[0]}–${hit.passage[1]}`) : null,
         hit.path.length ? el("div", { class: "path" }, "path: ",
           hit.path.map((step, i) => [el("span", { class: "step" }, i === 0 ? `seed “${short(content.get(step.from_id), 40)}”` : `“${short(content.get(step.from_id), 30)}”`),
             ` → ${step.type}${step.reason ? " (" + short(step.reason, 80) + ")" : ""} → `]), el("span", { class: "step" }, "this note")) : null));
     }
+  }
+
+  // The text with the matched words marked; of a long text, the excerpt that holds them (between "…").
+  function marked(text, spans, excerpt) {
+    const [from, to] = excerpt || [0, text.length];
+    const parts = from > 0 ? ["…"] : [];
+    let at = from;
+    for (const [start, end] of spans) {
+      if (start < at || end > to) continue;
+      parts.push(text.slice(at, start), el("mark", null, text.slice(start, end)));
+      at = end;
+    }
+    parts.push(text.slice(at, to));
+    if (to < text.length) parts.push("…");
+    return parts;
   }
 
   // -- entities and tiers ---------------------------------------------------------------------------------------
@@ -534,6 +562,18 @@
       el("div", null, "dashed: session order · dotted: mentions · red dashed: a link ended since"));
   }
 
+  // A tenant that holds nothing: say so, and name the tenants that hold something (a typo is the usual cause).
+  function emptyTenant(summary) {
+    const box = details(`Tenant “${summary.tenant}” holds nothing`);
+    box.dataset.empty = "1";
+    put(box, el("p", null, summary.tenants.length
+      ? "Nothing is stored under this tenant yet. The tenants that hold something here:"
+      : "Nothing is stored under this tenant, nor under any other: this store is empty."),
+    summary.tenants.length ? el("ul", { class: "tenants" }, summary.tenants.map((t) => el("li", null, el("code", null, t)))) : null,
+    el("p", { class: "meta" }, "Open one with amem-graph view -t NAME; this page shows what this tenant's writes add when it is reloaded."));
+    status(`Tenant “${summary.tenant}” holds nothing${summary.tenants.length ? ": see the tenants that do" : ""}.`);
+  }
+
   async function start() {
     window.amemViewer = { cy: null, state };
     if (new URLSearchParams(location.search).has("token")) history.replaceState(null, "", location.pathname);
@@ -551,6 +591,7 @@
       const queue = summary.queue && summary.queue.pending
         ? ` · ${summary.queue.pending} waiting for the model's analysis (the oldest ${Math.round(summary.queue.lag_s)} s)` : "";
       $("counts").textContent = `${c.Note || 0} notes · ${c.Entity || 0} entities · ${c.Page || 0} pages · ${c.Segment || 0} segments · ${c.Fact || 0} facts${queue}`;
+      if (summary.empty) emptyTenant(summary);
       state.now = Date.parse(summary.now);
       state.first = summary.first ? Date.parse(summary.first) : state.now - 1;
       for (const id of ["as-of", "since"]) {
