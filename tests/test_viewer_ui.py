@@ -121,6 +121,12 @@ def test_the_viewer_in_a_browser(
             page.locator("#details").get_by_text("Max loved the waves.").wait_for()
             _shot(page, "tiers", tmp_path)
 
+            # The page follows the memory as it is written: back on the network, a new note appears unasked.
+            page.locator('#tabs button[data-tab="network"]').click()
+            page.wait_for_selector(READY)
+            memory.add("Alice taught Max to fetch the newspaper.")
+            page.locator("#details").get_by_text("Alice taught Max to fetch the newspaper.").wait_for(timeout=15_000)
+
             assert not errors, f"the page logged errors: {errors}"
             outside = [url for url in requested if not url.startswith(origin)]
             assert not outside, f"the page asked beyond its server: {outside}"

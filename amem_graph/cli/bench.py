@@ -22,6 +22,7 @@ from ..bench import load as load_bench
 from ..bench import locomo_recall, loop_lag, timeline
 from ..bench import mcp as mcp_bench
 from ..bench import network as network_bench
+from ..bench import readers as readers_bench
 from ..bench import scale as scale_bench
 from ..bench import view as view_bench
 from ..bench.cold import cold_then_warm
@@ -456,6 +457,20 @@ def async_calls(
     results = {kind: loop_lag.run(replace(settings, store=kind), calls=calls, latency_s=llm_latency,
                                   max_workers=max_workers) for kind in kinds}
     print_json(results[kinds[0]] if len(kinds) == 1 else {"stores": results}, also_to=json_out)
+
+
+@app.command()
+@user_errors
+def readers(
+    notes: Annotated[int, typer.Option(min=10, max=1_000_000, help="Notes the writer adds")] = 1_000,
+    kills: Annotated[int, typer.Option(min=0, max=1_000, help="SIGKILLs of the writer, at random moments")] = 20,
+    batch: Annotated[int, typer.Option(min=1, max=1_000, help="Notes a write adds (one transaction)")] = 5,
+    json_out: JsonOutOption = None,
+) -> None:
+    """One process writes an embedded store (in a temporary folder) while this one reads it through the viewer and
+    searches, and `amem-graph search` runs beside them: how soon a note is visible, whether a read failed or saw part
+    of a write, whether anything acknowledged was lost, with the writer killed --kills times."""
+    print_json(readers_bench.run(notes=notes, kills=kills, batch=batch), also_to=json_out)
 
 
 @app.command()

@@ -32,6 +32,11 @@ class Admin:
         return self._store.kind
 
     @property
+    def read_only(self) -> bool:
+        """Whether this process only reads the store: another process writes its embedded folder (docs/stores.md)."""
+        return bool(getattr(self._store, "read_only", False))
+
+    @property
     def location(self) -> str:
         """The Neo4j URI or the embedded store's folder."""
         return self._store.location

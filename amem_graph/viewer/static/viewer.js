@@ -523,6 +523,7 @@
     else if (tab === "tiers") showTiers();
     else {
       if (state.panel.kind !== "note") claim({ kind: "notes" });
+      if (state.view.kind === "search") state.view = { kind: "overview" };  // the network tab shows the network
       showNetwork();
     }
   }
@@ -574,6 +575,35 @@
     status(`Tenant “${summary.tenant}” holds nothing${summary.tenants.length ? ": see the tenants that do" : ""}.`);
   }
 
+  function header(summary) {
+    const c = summary.counts;
+    const queue = summary.queue && summary.queue.pending
+      ? ` · ${summary.queue.pending} waiting for the model's analysis (the oldest ${Math.round(summary.queue.lag_s)} s)` : "";
+    $("counts").textContent = `${c.Note || 0} notes · ${c.Entity || 0} entities · ${c.Page || 0} pages · ${c.Segment || 0} segments · ${c.Fact || 0} facts${queue}`;
+  }
+
+  // The memory as an agent writes it: the counts follow every few seconds; while the page shows the network as it
+  // is now (the slider at "now", no note or search open), the new notes are drawn too.
+  const FOLLOW_MS = 1500;
+  async function follow() {
+    if (document.hidden) return;
+    let summary;
+    try {
+      summary = await api("summary");
+    } catch (err) {
+      return;  // the next look tries again
+    }
+    header(summary);
+    const counted = JSON.stringify(summary.counts);
+    if (counted === state.counted) return;
+    state.counted = counted;
+    const atNow = state.asOf === null;
+    state.now = Date.parse(summary.now);
+    for (const id of ["as-of", "since"]) $(id).max = String(state.now);
+    if (atNow) $("as-of").value = String(state.now);
+    if (atNow && state.view.kind === "overview" && state.panel.kind === "notes" && state.tab === "network") showNetwork();
+  }
+
   async function start() {
     window.amemViewer = { cy: null, state };
     if (new URLSearchParams(location.search).has("token")) history.replaceState(null, "", location.pathname);
@@ -587,10 +617,8 @@
     try {
       const summary = await api("summary");
       $("tenant").textContent = `${summary.tenant} (${summary.store})`;
-      const c = summary.counts;
-      const queue = summary.queue && summary.queue.pending
-        ? ` · ${summary.queue.pending} waiting for the model's analysis (the oldest ${Math.round(summary.queue.lag_s)} s)` : "";
-      $("counts").textContent = `${c.Note || 0} notes · ${c.Entity || 0} entities · ${c.Page || 0} pages · ${c.Segment || 0} segments · ${c.Fact || 0} facts${queue}`;
+      header(summary);
+      state.counted = JSON.stringify(summary.counts);
       if (summary.empty) emptyTenant(summary);
       state.now = Date.parse(summary.now);
       state.first = summary.first ? Date.parse(summary.first) : state.now - 1;
@@ -605,6 +633,7 @@
       status(err.message, true);
       return;
     }
+    setInterval(follow, FOLLOW_MS);
     $("as-of").addEventListener("input", timeChanged);
     $("as-of").addEventListener("change", redraw);
     $("since").addEventListener("input", timeChanged);
