@@ -26,12 +26,16 @@ _metrics = InMemoryMetricReader()
 
 @pytest.fixture(scope="module", autouse=True)
 def providers() -> None:
-    """The process's providers, set once (OpenTelemetry refuses a second); each test starts with no spans."""
-    if not isinstance(trace.get_tracer_provider(), TracerProvider):
+    """The process's providers, set once (OpenTelemetry refuses a second; one set before is given our exporter
+    too); each test starts with no spans."""
+    tracing = trace.get_tracer_provider()
+    if not isinstance(tracing, TracerProvider):
         tracing = TracerProvider()
-        tracing.add_span_processor(SimpleSpanProcessor(_spans))
         trace.set_tracer_provider(tracing)
         metrics.set_meter_provider(MeterProvider(metric_readers=[_metrics]))
+    if not getattr(tracing, "_amem_test_exporter", False):
+        tracing.add_span_processor(SimpleSpanProcessor(_spans))
+        tracing._amem_test_exporter = True  # type: ignore[attr-defined]
 
 
 @pytest.fixture

@@ -134,15 +134,17 @@ class Network:
 
     def notes(
         self, note_ids: Sequence[str], *, as_of: datetime | str | None = None, tenant: str | None = None,
+        links: bool = False,
     ) -> list[GraphNote]:
         """These notes, in the order asked, as the memory held them at `as_of` (those it held then), each with its
-        state: one read for the notes at the ends of a note's links, or on a search's paths."""
+        state (and, with `links`, its links as they were then): one read for the notes at the ends of a note's
+        links, on a search's paths, or a search's hits."""
         tenant = self._of(tenant)
         ids = list(dict.fromkeys(validation.note_id(note_id) for note_id in note_ids))
         at = validation.event_time(as_of, "as_of")
 
         def read(tx: Tx) -> list[Note]:
-            found = tx.notes(ids=ids) if ids else []
+            found = tx.notes(ids=ids, links=links) if ids else []
             if at is None:
                 return found
             kept = tx.history(ids).versions

@@ -163,7 +163,8 @@ class Views:
         between = self.memory.network.notes(
             [step.from_id for hit in hits for step in hit.path if step.from_id not in found], as_of=at)
         # The links between the hits themselves, so that the graph shows how the hits hang together, not a grid.
-        among = {(link.source_id, link.target_id, link.type): link for hit in hits for link in hit.note.links
+        linked = self.memory.network.notes(list(found), as_of=at, links=True)
+        among = {(link.source_id, link.target_id, link.type): link for held in linked for link in held.note.links
                  if link.source_id in found and link.target_id in found}
         return {"query": query, "as_of": _iso(at),
                 "hits": [_hit(rank, hit, query) for rank, hit in enumerate(hits, 1)],
