@@ -196,8 +196,8 @@ def test_the_tiers_llm_steps_and_respond_with_the_model(
              "I live in Boston near the river."]
     with AgenticMemory(custom, tenant=memory.tenant,
                        store=memory._store if memory.admin.kind == "embedded" else None) as mem:
-        for text in turns:
-            mem.add_turn(text, "Thanks for telling me.", session_id="s1")
+        for text in turns:  # inline: each step's call made and checked before the next turn
+            mem.add_turn(text, "Thanks for telling me.", session_id="s1", background=False)
         reply = mem.respond("What is my dog called?", session_id="s1")
         pages = mem.tiers.pages()
         segments = mem.tiers.segments()

@@ -149,7 +149,9 @@ def run_tiers(settings: Settings, data: Path, *, conversation: str | None = None
             try:
                 for position, turn in enumerate(turns):
                     spent_before, began = llm_seconds(), time.perf_counter()
-                    memory.add_turn(turn.content, session_id=str(turn.session), at=turn.event_time)
+                    # Inline: what each turn costs in calls and engine time (the background path makes the same calls
+                    # behind the turn, the chain's excepted).
+                    memory.add_turn(turn.content, session_id=str(turn.session), at=turn.event_time, background=False)
                     spent = llm_seconds() - spent_before
                     turn_ms.append((time.perf_counter() - began - spent) * 1000)
                     llm_ms.append(spent * 1000)
