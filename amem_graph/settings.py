@@ -190,6 +190,7 @@ class Settings:
 
     store: str = "auto"  # auto: Neo4j when NEO4J_URI is set, else the embedded store; or neo4j, embedded
     data_dir: Path | None = None  # the embedded store's folder; None: $AMEM_HOME/embedded
+    read_only: bool = False  # the embedded store opened to read only: never its writer, even when none writes it
     neo4j_uri: str | None = None
     neo4j_user: str = "neo4j"
     neo4j_password: str | None = None
@@ -228,6 +229,7 @@ class Settings:
         return cls(
             store=store,
             data_dir=Path(env["AMEM_DATA_DIR"]).expanduser() if env.get("AMEM_DATA_DIR") else None,
+            read_only=_switch(env, "AMEM_READ_ONLY", False),
             neo4j_uri=env.get("NEO4J_URI") or None,
             neo4j_user=env.get("NEO4J_USER") or env.get("NEO4J_USERNAME") or "neo4j",
             neo4j_password=env.get("NEO4J_PASSWORD") or None,

@@ -79,3 +79,21 @@ def test_readers_never_fail_nor_see_part_of_a_write_while_the_writer_is_killed()
     assert result["read_failures"] == 0, result["failures"]
     assert result["partial_reads"] == 0 and result["kills_made"] >= 1
     assert result["cli_searches"]["ok"] == result["cli_searches"]["runs"] >= 1
+
+
+def test_a_read_only_opening_never_takes_the_writers_place(tmp_path: Path) -> None:
+    """A viewer or a search from a terminal opened first: the agent that starts after it still writes."""
+    from amem_graph.store.embedded.store import EmbeddedStore
+
+    viewer = EmbeddedStore(tmp_path, read_only=True)
+    agent = EmbeddedStore(tmp_path, readers=False)  # would raise StoreUnavailable if the viewer held the folder
+    try:
+        assert viewer.read_only and not agent.read_only
+        agent._write(lambda: agent.graph.create_node(["Probe"], {"n": 1}))
+        assert viewer._read(lambda: len(list(viewer.graph.labelled("Probe")))) == 1
+        with pytest.raises(StoreUnavailable, match="opened to read"):
+            viewer._write(lambda: None)
+    finally:
+        viewer.close()
+        agent.close()
+    assert Settings.from_env({"AMEM_READ_ONLY": "1"}).read_only

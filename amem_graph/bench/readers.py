@@ -56,8 +56,9 @@ def run(*, notes: int = 1_000, kills: int = 20, batch: int = 5, seed: int = 7) -
         acked: dict[int, float] = {}  # notes acknowledged → when their batch returned
         seen: list[tuple[float, int]] = []  # (when, how many notes the viewer showed)
         failures: list[str] = []
-        partial = cli_ok = cli_runs = 0
-        settings = Settings.from_env(env)
+        partial = 0
+        searches: list[subprocess.Popen[str]] = []  # `amem-graph search` processes, run beside the writer
+        settings = Settings.from_env({**env, "AMEM_READ_ONLY": "1"})
         with AgenticMemory(settings, tenant=TENANT) as memory, Viewer(memory) as viewer:
             read_only = memory.admin.read_only
             done_kills = 0
@@ -68,8 +69,7 @@ def run(*, notes: int = 1_000, kills: int = 20, batch: int = 5, seed: int = 7) -
                         acked[line["acked"]] = line["at"]
                         kill_at = kill_at or time.time() + rng.uniform(*KILL_AFTER_S)
                     elif "ready" in line and done_kills:  # a CLI search beside the writer that just started again
-                        cli_runs += 1
-                        cli_ok += _cli_search(env)
+                        searches.append(_cli_search(env))
                 if kill_at is not None and time.time() >= kill_at and done_kills < kills:
                     child.send_signal(signal.SIGKILL)
                     child.wait()
@@ -89,6 +89,7 @@ def run(*, notes: int = 1_000, kills: int = 20, batch: int = 5, seed: int = 7) -
                     break
                 time.sleep(POLL_S)
             final = _settled(viewer, failures, max(acked, default=0))
+        cli_ok = sum(_searched(search) for search in searches)
         # A batch is visible from the viewer's first look that counted it (a look may land before the writer's
         # report of it arrives: then no delay).
         delays = [1000 * max(0.0, next(t for t, shown in seen if shown >= count) - at)
@@ -98,7 +99,7 @@ def run(*, notes: int = 1_000, kills: int = 20, batch: int = 5, seed: int = 7) -
         "acknowledged": max(acked, default=0), "seen_at_end": final, "lost": max(acked, default=0) - (final or 0),
         "read_failures": len(failures), "failures": failures[:5], "partial_reads": partial,
         "visible_after_ms": percentiles(delays), "kills_made": done_kills,
-        "cli_searches": {"runs": cli_runs, "ok": cli_ok},
+        "cli_searches": {"runs": len(searches), "ok": cli_ok},
     }
 
 
@@ -147,11 +148,18 @@ def _viewer_notes(viewer: Viewer, failures: list[str]) -> int | None:
         return None
 
 
-def _cli_search(env: dict[str, str]) -> int:
-    run = subprocess.run([sys.executable, "-c", "from amem_graph.cli import main; main()", "search", "violin", "-t",
-                          TENANT, "--json"],
-                         env=env, capture_output=True, text=True, timeout=300)
-    return int(run.returncode == 0 and isinstance(json.loads(run.stdout or "null"), list))
+def _cli_search(env: dict[str, str]) -> subprocess.Popen[str]:
+    return subprocess.Popen([sys.executable, "-c", "from amem_graph.cli import main; main()", "search", "violin", "-t",
+                             TENANT, "--json"], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def _searched(search: subprocess.Popen[str]) -> int:
+    """1 when the search ended well with a JSON list of hits."""
+    out, _ = search.communicate(timeout=300)
+    try:
+        return int(search.returncode == 0 and isinstance(json.loads(out or "null"), list))
+    except json.JSONDecodeError:
+        return 0
 
 
 def _settled(viewer: Viewer, failures: list[str], expected: int, timeout_s: float = 30.0) -> int | None:

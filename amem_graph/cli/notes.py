@@ -52,15 +52,19 @@ FULL_ID = 36  # a uuid; a shorter id that names no note may be the start of one
 MIN_PREFIX = 4  # shorter prefixes would match too many notes to be worth a scan
 
 
-def memory(tenant: str | None = None, store: str | None = None, *, serves: bool = False,
+def memory(tenant: str | None = None, store: str | None = None, *, serves: bool = False, reads: bool = False,
            held: bool = False) -> AgenticMemory:
     """A memory as the environment configures it; `store` (`bench --store`) overrides AMEM_STORE. A command that
     `serves` (the MCP server) analyses the queue from the start, as any long-lived process does; another analyses
     only what it queued itself (AMEM_LLM_WORKER=writes), not claiming queued notes it would hand back as it exits.
-    A command that only reads (`held`) is refused a tenant that holds nothing, with the tenants that exist named."""
+    A command that only `reads` opens the embedded store to read only (never its writer, so that an agent
+    starting beside it still writes); one that reads a tenant's notes (`held`) is refused a tenant that holds
+    nothing, with the tenants that exist named."""
     settings = Settings.from_env()
     if settings.llm.worker == "thread" and not serves:
         settings = replace(settings, llm=replace(settings.llm, worker="writes"))
+    if reads or held:
+        settings = replace(settings, read_only=True)
     opened = AgenticMemory(settings if store is None else replace(settings, store=store), tenant=tenant)
     if held:
         try:

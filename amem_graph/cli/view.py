@@ -35,7 +35,7 @@ def view(
     each note's versions and evolutions, the memory as of any moment, entities and the dialogue tiers. Served on
     127.0.0.1 only, read-only, for one tenant; the URL carries a token (as Jupyter's does): share it with no one.
     Ctrl-C stops it. Beside an agent that writes the embedded store, it reads what the agent writes as it writes it."""
-    with memory(tenant) as mem:
+    with memory(tenant, reads=True) as mem:
         if mem.tenant not in (known := mem.admin.tenants(near=mem.tenant)):  # served all the same: its agent may not have written yet
             error_console.print(Text.assemble(("warning: ", "bold yellow"), unknown_tenant(mem.tenant, known)),
                                 highlight=False, soft_wrap=True)

@@ -14,7 +14,7 @@ def open_store(settings: Settings) -> MemoryStore:
     if settings.store_kind == "embedded":
         from .embedded.store import EmbeddedStore
 
-        return EmbeddedStore(settings.embedded_dir)
+        return EmbeddedStore(settings.embedded_dir, read_only=settings.read_only)
     from ..server import LocalNeo4j
     from .neo4j import Neo4jStore
 

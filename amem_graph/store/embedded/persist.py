@@ -71,12 +71,12 @@ class Folder:
         self._seen: tuple[tuple[int, int, int] | None, int] | None = None  # a reader's: the snapshot read, journal bytes
         self._read_up_to = 0  # the journal's bytes that the last load read whole
 
-    def open(self, *, readers: bool = False) -> PropertyGraph:
+    def open(self, *, readers: bool = False, only_read: bool = False) -> PropertyGraph:
         """The graph, loaded; this process the folder's writer, or, with `readers` and another process writing,
-        one of its readers (`writer` says which)."""
+        one of its readers (`writer` says which); with `only_read`, a reader whether or not a process writes."""
         self.path.mkdir(parents=True, exist_ok=True)
-        if not self._take_lock(wait=not readers):
-            self.writer = self._holder()
+        if only_read or not self._take_lock(wait=not readers):
+            self.writer = None if only_read else self._holder()
             return self._load_as_reader()
         try:
             graph = self._load()

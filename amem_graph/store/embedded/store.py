@@ -49,15 +49,16 @@ class EmbeddedStore(EmbeddedAdmin):
 
     kind = "embedded"
 
-    def __init__(self, path: Path | str, *, readers: bool = True) -> None:
+    def __init__(self, path: Path | str, *, readers: bool = True, read_only: bool = False) -> None:
         """The store in `path`: this process writes it, or, when another process does and `readers` allows it,
-        reads it, following that process's commits (`read_only`)."""
+        reads it, following that process's commits (`read_only`); with `read_only`, it reads it whether or not
+        another process writes it (a viewer, a search from a terminal: never the writer)."""
         self._folder = Folder(Path(path))
         self.location = str(self._folder.path)
         self.dimension: int | None = None
         self.model: str | None = None
         self._lock = threading.RLock()
-        self.graph: PropertyGraph = self._folder.open(readers=readers)
+        self.graph: PropertyGraph = self._folder.open(readers=readers or read_only, only_read=read_only)
         self._fulltext = FulltextIndex(TEXT_FIELDS)
         self._page_text = FulltextIndex(PAGE_FIELDS)
         self._vectors: dict[tuple[str, str], tuple[int, list[int], np.ndarray]] = {}  # (label, tenant) → (version, keys, unit rows)
@@ -91,10 +92,10 @@ class EmbeddedStore(EmbeddedAdmin):
     def _write(self, work: Callable[[], T]) -> T:
         with self._lock:
             if self._folder.reading:
+                by = f"is written by process {self._folder.writer}" if self._folder.writer else "was opened to read"
                 raise StoreUnavailable(
-                    f"the embedded store in {self.location} is written by process {self._folder.writer}; this "
-                    "process only reads it (one process writes at a time: stop that one to write here, or serve "
-                    "Neo4j to write from several)")
+                    f"the embedded store in {self.location} {by}; this process only reads it (one process writes "
+                    "at a time: stop that one to write here, or serve Neo4j to write from several)")
             with self.graph.transaction():
                 result = work()
             if self._folder.checkpoint_due():
