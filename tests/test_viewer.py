@@ -108,6 +108,25 @@ def test_an_empty_tenant_shows_an_empty_memory(
         assert api(served, "tiers")["segments"] == [] and api(served, "entities")["entities"] == []
 
 
+def test_said_time_steps_through_sessions_and_days_and_the_network_follows(
+    open_memory: Callable[[str], AgenticMemory], tenant: str,
+) -> None:
+    with open_memory(tenant + "-said") as memory, Viewer(memory) as served:
+        for text, session, day in (("Gina: I am off to Rome.", "s1", "01"), ("Jon: Enjoy it!", "s1", "01"),
+                                   ("Gina: Rome was sunny.", None, "03"), ("Jon: I opened my studio.", "s2", "08"),
+                                   ("Gina: Congratulations!", "s2", "08")):
+            memory.add(text, session=session, event_time=f"2023-05-{day}T10:00:00+00:00")
+        memory.add("A note that says no date.")
+        timeline = api(served, "timeline")
+        assert [(s["label"], s["notes"]) for s in timeline["steps"]] == [
+            ("session s1", 2), ("2023-05-03", 3), ("session s2", 5)]
+        assert timeline["notes"] == 5 and timeline["undated"] == 1
+        # At the slider's start, the first session alone: the network read before the next step's first moment.
+        first = api(served, "network", before=timeline["steps"][1]["at"])
+        assert sorted(n["note"]["content"] for n in first["notes"]) == ["Gina: I am off to Rome.", "Jon: Enjoy it!"]
+        memory.admin.delete_tenant()
+
+
 def test_a_notes_neighbourhood_walks_links_and_session_order(viewer: Viewer, data: Sample) -> None:
     around = api(viewer, "network", around=data.dog, hops=1)
     hops = {n["note"]["id"]: n["hops"] for n in around["notes"]}

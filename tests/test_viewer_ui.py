@@ -54,7 +54,8 @@ def test_the_viewer_in_a_browser(
         memory.add_turn(said, "That sounds lovely.", session_id="chat-1")
     errors: list[str] = []
     requested: list[str] = []
-    page.on("console", lambda message: errors.append(message.text) if message.type == "error" else None)
+    page.on("console", lambda message: errors.append(f"{message.type}: {message.text}")
+            if message.type in ("error", "warning") else None)
     page.on("pageerror", lambda error: errors.append(str(error)))
     page.on("request", lambda request: requested.append(request.url))
     try:
@@ -121,13 +122,20 @@ def test_the_viewer_in_a_browser(
             page.locator("#details").get_by_text("Max loved the waves.").wait_for()
             _shot(page, "tiers", tmp_path)
 
+            # The slider over said time: a step per session; the only dated note's session is the last step.
+            memory.add("Alice: we met in Rome.", session="trip", event_time="2023-05-01T10:00:00+00:00")
+            page.locator("#axis").select_option("said")
+            page.wait_for_function("() => document.getElementById('as-of-label').textContent.startsWith('session trip')")
+            page.locator("#axis").select_option("recorded")
+            page.wait_for_function("() => document.getElementById('as-of-label').textContent === 'now'")
+
             # The page follows the memory as it is written: back on the network, a new note appears unasked.
             page.locator('#tabs button[data-tab="network"]').click()
             page.wait_for_selector(READY)
             memory.add("Alice taught Max to fetch the newspaper.")
             page.locator("#details").get_by_text("Alice taught Max to fetch the newspaper.").wait_for(timeout=15_000)
 
-            assert not errors, f"the page logged errors: {errors}"
+            assert not errors, f"the page logged errors or warnings: {errors}"
             outside = [url for url in requested if not url.startswith(origin)]
             assert not outside, f"the page asked beyond its server: {outside}"
 

@@ -7,13 +7,13 @@ from __future__ import annotations
 import difflib
 import re
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import replace
 from datetime import datetime
 from itertools import pairwise
 from typing import Any
 
-from ..api import AgenticMemory
+from ..api import MAX_K, AgenticMemory
 from ..core import validation
 from ..errors import InvalidInput
 from ..models import EVERY_NOTE, Note, NoteHistory, NoteVersion, SearchFilter, SearchHit
@@ -85,6 +85,35 @@ class Views:
             "first": _iso(oldest[0].created_at if oldest else pages[0].created_at if pages else None),
             "now": _iso(validation.now()),
         }
+
+    def timeline(self) -> dict[str, Any]:
+        """The memory along the time its notes speak of (their event time): a step per session, in the order their
+        first notes were said, and for notes outside any session a step per day; each with its first moment and how
+        many notes were said by the step's end; `undated`, the notes with no event time (they are in no step). What
+        the slider moves over in "said" mode: the network is then read with `before` the next step's first moment."""
+        firsts: dict[str, datetime] = {}
+        counts: Counter[str] = Counter()
+        undated = 0
+        for note in self._every_note():
+            said = note.event_time
+            if said is None:
+                undated += 1
+                continue
+            step = f"session {note.session}" if note.session else said.date().isoformat()
+            counts[step] += 1
+            firsts[step] = min(firsts.get(step, said), said)
+        ordered = sorted(firsts, key=lambda step: (firsts[step], step))
+        steps, total = [], 0
+        for step in ordered:
+            total += counts[step]
+            steps.append({"label": step, "at": _iso(firsts[step]), "notes": total})
+        return {"steps": steps, "notes": total, "undated": undated}
+
+    def _every_note(self) -> Iterator[Note]:
+        offset = 0
+        while page := self.memory.list(limit=MAX_K, offset=offset):
+            yield from page
+            offset += len(page)
 
     def suggest(self) -> dict[str, Any]:
         """What the filters suggest: the tags, speakers and sessions of the newest notes, the most mentioned

@@ -5,7 +5,8 @@
 (() => {
   const $ = (id) => document.getElementById(id);
   const state = {
-    first: 0, now: 0, asOf: null, since: null, tab: "network",
+    first: 0, now: 0, asOf: null, since: null, tab: "network", axis: "recorded", timeline: null, saidBefore: null,
+    saidNotes: null,
     view: { kind: "overview" }, filters: {}, note: null, drawn: 0, opened: 0,
     panel: { kind: "notes" },  // what the right-hand panel shows: notes, note, entity, entities, tiers, search
   };
@@ -60,7 +61,9 @@
     return data;
   }
 
-  const moment = () => ({ as_of: state.asOf, since: state.since });
+  // Recorded time: the memory as it stood at a moment; said time: the notes the conversation had said by the end of
+  // a session (or day), whenever they were written.
+  const moment = () => (state.axis === "said" ? { before: state.saidBefore } : { as_of: state.asOf, since: state.since });
 
   // -- the graph ----------------------------------------------------------------------------------------------
 
@@ -109,8 +112,8 @@
     if (cy) cy.destroy();
     performance.mark("amem-draw");
     // "preset": no layout at construction (the default would lay everything out on a grid first).
-    cy = cytoscape({ container: graph, elements, style: STYLE, layout: { name: "preset" }, wheelSensitivity: 0.3,
-      minZoom: 0.1, maxZoom: 4 });
+    // The wheel zooms at Cytoscape's own pace: a custom sensitivity makes it warn on every draw.
+    cy = cytoscape({ container: graph, elements, style: STYLE, layout: { name: "preset" }, minZoom: 0.1, maxZoom: 4 });
     cy.on("tap", "node", (event) => {
       const data = event.target.data();
       if (data.kind === "note") showNote(data.id);
@@ -531,6 +534,18 @@
   function timeChanged() {
     const slider = $("as-of");
     const value = Number(slider.value);
+    if (state.axis === "said") {
+      const steps = state.timeline.steps;
+      const step = steps[Math.min(value, steps.length - 1)];
+      const last = value >= steps.length - 1;
+      state.asOf = state.since = null;
+      state.saidBefore = last ? null : steps[value + 1].at;
+      state.saidNotes = last ? null : step.notes;
+      $("as-of-label").textContent = `${step.label} · ${step.at.slice(0, 10)}${last ? " (the last)" : ""}`;
+      $("since-label").textContent = "";
+      if (state.summary) header(state.summary);
+      return;
+    }
     state.asOf = value >= state.now ? null : new Date(value).toISOString();
     $("as-of-label").textContent = state.asOf ? when(state.asOf) : "now";
     const since = $("since");
@@ -543,6 +558,41 @@
       state.since = null;
       $("since-label").textContent = "";
     }
+  }
+
+  /** The slider over recorded time (milliseconds, as of a moment) or said time (a step per session or day). */
+  async function switchAxis() {
+    const axis = $("axis").value;
+    const slider = $("as-of");
+    if (axis === "said") {
+      try {
+        state.timeline = state.timeline || await api("timeline");
+      } catch (err) {
+        status(err.message, true);
+        $("axis").value = "recorded";
+        return;
+      }
+      if (!state.timeline.steps.length) {
+        status("No note says when it happened (no event time): the memory has only the time it was recorded.");
+        $("axis").value = "recorded";
+        return;
+      }
+      state.axis = "said";
+      slider.min = "0";
+      slider.max = String(state.timeline.steps.length - 1);
+      slider.value = slider.max;
+      $("compare").checked = false;
+      $("compare").disabled = $("since").disabled = $("now").disabled = true;
+    } else {
+      state.axis = "recorded";
+      state.saidBefore = state.saidNotes = null;
+      slider.min = String(state.first - 1);
+      slider.max = String(state.now);
+      slider.value = String(state.now);
+      $("compare").disabled = $("now").disabled = false;
+    }
+    redraw();
+    if (state.summary) header(state.summary);
   }
 
   /** Another moment: the graph and the panel again, as of it (the tiers are today's: their panel stays). */
@@ -576,7 +626,12 @@
   }
 
   function header(summary) {
+    state.summary = summary;
     const c = summary.counts;
+    if (state.saidNotes !== null) {  // the slider in said time: the notes said by then
+      $("counts").textContent = `${state.saidNotes} of ${c.Note || 0} notes said by then`;
+      return;
+    }
     const queue = summary.queue && summary.queue.pending
       ? ` · ${summary.queue.pending} waiting for the model's analysis (the oldest ${Math.round(summary.queue.lag_s)} s)` : "";
     $("counts").textContent = `${c.Note || 0} notes · ${c.Entity || 0} entities · ${c.Page || 0} pages · ${c.Segment || 0} segments · ${c.Fact || 0} facts${queue}`;
@@ -599,6 +654,7 @@
     state.counted = counted;
     const atNow = state.asOf === null;
     state.now = Date.parse(summary.now);
+    if (state.axis === "said") return;  // its steps are read when the slider switches to said time
     for (const id of ["as-of", "since"]) $(id).max = String(state.now);
     if (atNow) $("as-of").value = String(state.now);
     if (atNow && state.view.kind === "overview" && state.panel.kind === "notes" && state.tab === "network") showNetwork();
@@ -634,6 +690,7 @@
       return;
     }
     setInterval(follow, FOLLOW_MS);
+    $("axis").addEventListener("change", switchAxis);
     $("as-of").addEventListener("input", timeChanged);
     $("as-of").addEventListener("change", redraw);
     $("since").addEventListener("input", timeChanged);
