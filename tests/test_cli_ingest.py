@@ -102,3 +102,22 @@ def test_a_conversation_of_notes_goes_through_the_tiers_two_to_a_turn(cli_env, t
     assert again["added"] == 0 and again["skipped"] == 3
     refused = runner.invoke(app, ["ingest", str(path), "-t", tenant, "--tiers", "--bulk"], env=cli_env)
     assert refused.exit_code == 3 and "--tiers" in refused.stderr
+
+
+@pytest.mark.parametrize(("data", "said"), [
+    ([], "holds no conversation"),
+    ([{"sample_id": "x"}], "not LoCoMo data"),
+    ([{"conversation": {"session_1": [{"speaker": "A", "text": "hi"}]}}], "session_1 turn 1 has no dia_id"),
+    ([{"conversation": {"session_1": [{"speaker": "A", "text": 7, "dia_id": "D1:1"}]}}], "has no text"),
+    ([{"conversation": {"session_1_date_time": "tomorrow", "session_1": []}}], "'tomorrow' is not a LoCoMo date-time"),
+    ([{"conversation": {"session_1": "not turns"}}], "session_1 is not a list of turns"),
+], ids=["empty", "no-conversation", "no-dia-id", "text-not-text", "odd-date", "turns-not-a-list"])
+def test_a_malformed_locomo_file_is_one_line_and_exit_3(cli_env, tenant_env, tmp_path, data, said) -> None:
+    tenant, memory = tenant_env
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps(data))
+    result = runner.invoke(app, ["ingest", str(path), "-t", tenant], env=cli_env)
+    assert result.exit_code == 3, result.output
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: ") and said in lines[0], result.stderr
+    assert memory.list() == []  # nothing written

@@ -24,12 +24,17 @@ def load(path: Path) -> list[dict[str, Any]]:
         raise InvalidInput(f"cannot read LoCoMo data {path}: {err.strerror}") from None
     except ValueError as err:
         raise InvalidInput(f"{path} is not JSON: {err}") from None
-    if not isinstance(data, list) or not all(isinstance(c, dict) and "conversation" in c for c in data):
-        raise InvalidInput(f"{path} is not LoCoMo data: expected a list of conversations")
+    if not isinstance(data, list) or not all(isinstance(c, dict) and isinstance(c.get("conversation"), dict)
+                                              for c in data):
+        raise InvalidInput(f"{path} is not LoCoMo data: expected a list of conversations, each with a `conversation`")
+    if not data:
+        raise InvalidInput(f"{path} holds no conversation")
     return data
 
 
 def pick(conversations: list[dict[str, Any]], sample_id: str | None) -> dict[str, Any]:
+    if not conversations:
+        raise InvalidInput("the data holds no conversation")
     if sample_id is None:
         return conversations[0]
     for conversation in conversations:
@@ -42,24 +47,48 @@ def pick(conversations: list[dict[str, Any]], sample_id: str | None) -> dict[str
 def turns(conversation: dict[str, Any]) -> list[NoteInput]:
     """One note per turn, in order: `<speaker>: <text>` (a shared image's caption after it), event time from the
     session's date-time (what was said holds no date: the note's event time does), source the turn's dia_id,
-    session "session_<n>"."""
-    dialogue = conversation["conversation"]
+    session "session_<n>". Data of another shape (a turn without `dia_id`, a date that is not one) is refused
+    with InvalidInput naming the session and turn."""
+    dialogue = conversation.get("conversation")
+    if not isinstance(dialogue, dict):
+        raise InvalidInput("a LoCoMo conversation needs a `conversation` object of sessions")
     notes: list[NoteInput] = []
     for session in sorted((k for k in dialogue if k.startswith("session_") and k.split("_")[1].isdigit()
                            and not k.endswith("date_time")), key=lambda k: int(k.split("_")[1])):
-        stamp = dialogue.get(f"{session}_date_time", "")
-        when = datetime.strptime(stamp, DATE_FORMAT).replace(tzinfo=timezone.utc) if stamp else None
-        for turn in dialogue[session]:
-            text = turn["text"]
-            if caption := turn.get("blip_caption"):
-                text = f"{text} [shares a photo: {caption}]"
-            notes.append(
-                NoteInput(
-                    content=f"{turn['speaker']}: {text}", source=turn["dia_id"], event_time=when,
-                    session=session, speaker=turn["speaker"],
-                )
-            )
+        when = _session_time(session, dialogue.get(f"{session}_date_time", ""))
+        said = dialogue[session]
+        if not isinstance(said, list):
+            raise InvalidInput(f"{session} is not a list of turns")
+        for position, turn in enumerate(said, start=1):
+            notes.append(_turn(session, position, turn, when))
     return notes
+
+
+def _session_time(session: str, stamp: Any) -> datetime | None:
+    if not stamp:
+        return None
+    try:
+        return datetime.strptime(str(stamp), DATE_FORMAT).replace(tzinfo=timezone.utc)
+    except ValueError:
+        raise InvalidInput(f"{session}_date_time {str(stamp)[:60]!r} is not a LoCoMo date-time "
+                           "(like '1:56 pm on 8 May, 2023')") from None
+
+
+def _turn(session: str, position: int, turn: Any, when: datetime | None) -> NoteInput:
+    """One turn as a note; a turn without its speaker, text or dia_id (or with them not text) is refused."""
+    where = f"{session} turn {position}"
+    if not isinstance(turn, dict):
+        raise InvalidInput(f"{where} is not an object")
+    missing = [key for key in ("speaker", "dia_id") if not isinstance(turn.get(key), str) or not turn[key]]
+    if not isinstance(turn.get("text", ""), str) or not (turn.get("text") or turn.get("blip_caption")):
+        missing.append("text")
+    if missing:
+        raise InvalidInput(f"{where} has no {', '.join(missing)} (each turn needs speaker, text and dia_id as text)")
+    text = turn.get("text") or ""
+    if caption := turn.get("blip_caption"):
+        text = f"{text} [shares a photo: {caption}]"
+    return NoteInput(content=f"{turn['speaker']}: {text}", source=turn["dia_id"], event_time=when, session=session,
+                     speaker=turn["speaker"])
 
 
 def documents(conversation: dict[str, Any]) -> dict[str, str]:
