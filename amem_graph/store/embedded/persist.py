@@ -1,5 +1,5 @@
 """The embedded graph on disk: a snapshot and a journal of the transactions committed after it, in a
-folder that one process owns at a time.
+folder that one process writes at a time and any number read.
 
 - `graph.snapshot`: a zip (CRC-checked by zipfile) of meta.json, nodes and relationships as JSON Lines,
   and the vectors as .npy arrays grouped by dimension. Written to a temporary file, flushed to disk, then
@@ -9,7 +9,7 @@ folder that one process owns at a time.
   last line (a crash while appending) is a transaction that never returned, and is dropped with a log
   line; a damaged line anywhere else, or a damaged snapshot, stops loading with CorruptStore.
 - `lock`: an exclusive flock held by the one process that writes. Another process that opens the folder while
-  it is held reads it (`readers=True`): it loads the snapshot and the journal without changing either, and
+  it is held (`readers=True`), or that opens it only to read (`only_read=True`: it never takes the lock), reads it: it loads the snapshot and the journal without changing either, and
   follows the writer's commits (`follow`) — whole transactions only: a line still being written is left for
   the next look, and a new snapshot (a compaction) is loaded afresh. Its writes are refused.
 """
@@ -89,8 +89,9 @@ class Folder:
 
     def follow(self, graph: PropertyGraph) -> PropertyGraph:
         """A reader's graph brought up to the writer's last whole commit: the same graph with the journal's new
-        transactions applied, or a new one loaded afresh when the writer wrote a new snapshot. If the writer has
-        gone, this process may take the folder over: it stays a reader (open it again to write)."""
+        transactions applied, or a new one loaded afresh when the writer wrote a new snapshot (or a line would not
+        apply). When the writer stops, this process goes on reading what it committed; it never becomes the writer
+        (open the store again to write)."""
         if self._seen is None or self._seen[0] != _identity(self.snapshot) or _size(self.journal) < self._seen[1]:
             return self._load_as_reader()
         applied = False
@@ -98,8 +99,11 @@ class Folder:
             if number > self.tx:
                 if number != self.tx + 1:  # lines missing: the writer compacted meanwhile; start again
                     return self._load_as_reader()
-                for op in ops:
-                    graph.apply(op)
+                try:
+                    for op in ops:
+                        graph.apply(op)
+                except (KeyError, IndexError, TypeError, ValueError, ConstraintViolation):
+                    return self._load_as_reader()  # half applied: the whole graph again, as the files hold it
                 self.tx = number
                 applied = True
             self._seen = (self._seen[0], end)
