@@ -104,6 +104,9 @@ class Neo4jStore:
             )
         except (ConfigurationError, ValueError) as err:
             raise StoreUnavailable(f"cannot use NEO4J_URI {uri!r}: {err}") from None
+        # One bookmark manager for every session and statement of this store: on a cluster (or Aura), a read that
+        # follows a write waits until the member it runs on has applied that write (read your writes).
+        self._bookmarks = self._driver.execute_query_bookmark_manager
         try:
             self._driver.verify_connectivity()
         except AuthError as err:
@@ -134,6 +137,7 @@ class Neo4jStore:
                 params,
                 database_=self.database,
                 routing_=RoutingControl.WRITE if write else RoutingControl.READ,
+                bookmark_manager_=self._bookmarks,
             )
         return result.records
 
@@ -164,7 +168,7 @@ class Neo4jStore:
         began = time.monotonic()
         for attempt in itertools.count():
             try:
-                with self._driver.session(database=self.database) as session:
+                with self._driver.session(database=self.database, bookmark_manager=self._bookmarks) as session:
                     return session.execute_write(work) if write else session.execute_read(work)
             except TransientError as err:
                 if time.monotonic() - began > TRANSIENT_RETRY_S:

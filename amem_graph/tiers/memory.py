@@ -100,7 +100,7 @@ class MemoryTiers:
         not both). Pages past the STM capacity move to mid-term segments, and hot segments are promoted.
 
         With `background`, the turn's chain is decided offline and the rest (segment summaries, promotion,
-        persona) runs after the call returns, in order (`settling`, `settled`)."""
+        persona) runs after the call returns, in order (`settling` counts what waits; `memory.wait()` waits)."""
         tenant = self._tenant(tenant)
         user_text = validation.text(user_text, "user_text", self._max_chars, allow_empty=True)
         assistant_text = validation.text(assistant_text, "assistant_text", self._max_chars, allow_empty=True)
