@@ -32,11 +32,6 @@ TOKEN_BUCKETS = (1, 4, 16, 64, 256, 1024, 4096, 16384, 65536, 262144, 1048576, 4
 Scalar = str | int | float | bool
 
 
-def enabled() -> bool:
-    """Whether the OpenTelemetry API is installed (what it sends where is the application's SDK's choice)."""
-    return trace is not None
-
-
 @dataclass
 class _Instruments:
     operation_s: Any

@@ -189,12 +189,14 @@ class Views:
             count_use=False,
         )
         found = {hit.note.id for hit in hits}
-        between = self.memory.network.notes(
-            [step.from_id for hit in hits for step in hit.path if step.from_id not in found], as_of=at)
-        # The links between the hits themselves, so that the graph shows how the hits hang together, not a grid.
-        linked = self.memory.network.notes(list(found), as_of=at, links=True)
-        among = {(link.source_id, link.target_id, link.type): link for held in linked for link in held.note.links
-                 if link.source_id in found and link.target_id in found}
+        # One read: the notes on the paths, and the hits with their links (so that the graph shows how the hits hang
+        # together, not a grid of dots).
+        read = self.memory.network.notes(
+            [*found, *(step.from_id for hit in hits for step in hit.path if step.from_id not in found)], as_of=at,
+            links=True)
+        between = [n for n in read if n.note.id not in found]
+        among = {(link.source_id, link.target_id, link.type): link for held in read if held.note.id in found
+                 for link in held.note.links if link.source_id in found and link.target_id in found}
         return {"query": query, "as_of": _iso(at),
                 "hits": [_hit(rank, hit, query) for rank, hit in enumerate(hits, 1)],
                 "links": [{"source": s, "target": t, "type": kind, "reason": link.reason}

@@ -385,16 +385,20 @@
       seen.add(hit.note.id);
     }
     for (const note of data.path_notes) if (!seen.has(note.id)) { els.push(noteNode(note, "via " + note.state)); seen.add(note.id); }
-    for (const link of data.links || []) {
-      els.push({ group: "edges", classes: "link " + link.type, data: { id: `l:${link.source}:${link.target}:${link.type}`, source: link.source, target: link.target, label: link.type, kind: "link" } });
-    }
+    const joined = new Set();  // pairs a path already draws: their link is not drawn twice
     for (const hit of data.hits) {
       hit.path.forEach((step, i) => {
         const to = i + 1 < hit.path.length ? hit.path[i + 1].from_id : hit.note.id;
         if (seen.has(step.from_id) && seen.has(to)) {
           els.push({ group: "edges", classes: "path " + step.type, data: { id: `p:${hit.rank}:${i}`, source: step.from_id, target: to, label: step.type, kind: "path" } });
+          joined.add(`${step.from_id}|${to}`).add(`${to}|${step.from_id}`);
         }
       });
+    }
+    for (const link of data.links || []) {
+      if (joined.has(`${link.source}|${link.target}`)) continue;
+      joined.add(`${link.source}|${link.target}`).add(`${link.target}|${link.source}`);
+      els.push({ group: "edges", classes: "link " + link.type, data: { id: `l:${link.source}:${link.target}:${link.type}`, source: link.source, target: link.target, label: link.type, kind: "link" } });
     }
     // Hits in rank order, two to a row (the notes on their paths after them): a force layout would pile up the
     // unlinked seeds of a search, labels over labels.
