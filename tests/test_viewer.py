@@ -20,7 +20,7 @@ from urllib.parse import quote, urlencode
 
 import pytest
 
-from amem_graph import AgenticMemory, Link, Settings
+from amem_graph import AgenticMemory, Link, NoteInput, Settings
 from amem_graph.viewer import VENDORED, Viewer
 from amem_graph.viewer.server import STATIC
 from amem_graph.viewer.views import words_diff
@@ -120,10 +120,58 @@ def test_said_time_steps_through_sessions_and_days_and_the_network_follows(
         timeline = api(served, "timeline")
         assert [(s["label"], s["notes"]) for s in timeline["steps"]] == [
             ("session s1", 2), ("2023-05-03", 3), ("session s2", 5)]
-        assert timeline["notes"] == 5 and timeline["undated"] == 1
+        assert timeline["notes"] == 6 and timeline["undated"] == 1  # "of 6 notes": the page counts them all
         # At the slider's start, the first session alone: the network read before the next step's first moment.
         first = api(served, "network", before=timeline["steps"][1]["at"])
         assert sorted(n["note"]["content"] for n in first["notes"]) == ["Gina: I am off to Rome.", "Jon: Enjoy it!"]
+        memory.admin.delete_tenant()
+
+
+def test_the_overview_is_the_memory_along_its_time(open_memory: Callable[[str], AgenticMemory], tenant: str) -> None:
+    """Past what a page draws note by note, the overview is a map: the sessions in the order they were said (a day
+    for notes in none), the entities they share as hubs, one said throughout named instead; beyond the steps a map
+    draws, consecutive ones grouped, a group opening to its steps and a step to its notes in order."""
+    with open_memory(tenant + "-map") as memory, Viewer(memory) as served:
+        rows = []
+        for day in range(1, 36):  # 35 days, each a session of two turns, said in an order they were not recorded in
+            said = f"2023-{1 + (day * 7) % 12:02d}-{1 + day % 27:02d}T10:00:00+00:00"
+            topic = "Rome" if day % 3 == 0 else "Denver"
+            rows += [NoteInput(f"Gina: Day {day} in {topic} with Jon.", session=f"day-{day}", event_time=said),
+                     NoteInput(f"Jon: Tell me more about {topic} on day {day}, Gina.", session=f"day-{day}", event_time=said)]
+        rows.append(NoteInput("Gina: Rome again, between sessions.", event_time="2023-06-15T09:00:00+00:00"))
+        memory.add_many(rows)
+        drawn = api(served, "network")
+        assert drawn["kind"] == "map" and drawn["notes"] == 71
+        steps = drawn["steps"]
+        assert [s["first"] for s in steps] == sorted(s["first"] for s in steps)
+        groups = [s for s in steps if s["kind"] == "group"]
+        assert len(steps) <= 30 and groups and sum(s["steps"] for s in steps) == 36
+        assert {e["name"] for e in drawn["throughout"]} >= {"Gina", "Jon"}  # in every step: named, not drawn
+        assert {h["entity"]["name"] for h in drawn["hubs"]} >= {"Rome", "Denver"}
+        # A group opens to its steps; a step to its notes, as said; an unknown step is refused.
+        group = groups[0]
+        inside = api(served, "network", first=group["span"][0], last=group["span"][1])
+        assert inside["kind"] == "map" and len(inside["steps"]) == group["steps"]
+        session = next(s for s in inside["steps"] if s["kind"] == "session")
+        notes = api(served, "network", step=session["key"])
+        assert notes["kind"] == "notes" and [n["note"]["content"][:4] for n in notes["notes"]] == ["Gina", "Jon:"]
+        day = next(s for s in steps if s["kind"] == "day") if any(s["kind"] == "day" for s in steps) else next(
+            s for g in groups for s in api(served, "network", first=g["span"][0], last=g["span"][1])["steps"]
+            if s["kind"] == "day")
+        assert [n["note"]["content"] for n in api(served, "network", step=day["key"])["notes"]] == [
+            "Gina: Rome again, between sessions."]
+        assert request(served, "/api/network?step=nonsense")[0] == 400
+        assert request(served, "/api/network?first=" + quote(session["key"]))[0] == 400
+        assert request(served, "/api/network?first=session:nope&last=session:nope")[0] == 400
+        # Said before a moment: the map holds what had been said by then.
+        early = api(served, "network", before="2023-03-01T00:00:00+00:00")
+        said = [r for r in rows if str(r.event_time) < "2023-03-01"]
+        assert 0 < len(said) < len(rows)
+        assert (early["notes"] if early["kind"] == "map" else len(early["notes"])) == len(said)
+        # The recorded-time slider: the moments the memory changed, not milliseconds; its last step holds them all.
+        recorded = api(served, "timeline", axis="recorded")
+        assert 1 <= len(recorded["steps"]) <= 200 and recorded["steps"][-1]["notes"] == 71
+        assert request(served, "/api/timeline?axis=sideways")[0] == 400
         memory.admin.delete_tenant()
 
 

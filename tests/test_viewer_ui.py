@@ -78,14 +78,20 @@ def test_the_viewer_in_a_browser(
             _shot(page, "note", tmp_path)
 
             # The slider before the change: the old content, and the changes since marked on the graph.
-            page.locator("#as-of").fill(str(int(data.before.timestamp() * 1000)))
+            # The slider steps over the moments the memory changed: the last step before the change.
+            page.wait_for_selector('body[data-ready="1"]')
+            before = page.evaluate(
+                "before => window.amemViewer.state.positions.findLastIndex((p) => Date.parse(p.at) <= before)",
+                int(data.before.timestamp() * 1000))
+            assert 0 < before < int(page.locator("#as-of").get_attribute("max") or 0)
+            page.locator("#as-of").fill(str(before))
             page.wait_for_function("() => document.querySelector('#note-content')?.textContent.endsWith('Max in May 2023.')")
             page.wait_for_selector(READY)
             assert page.evaluate(f"() => window.amemViewer.cy.getElementById('{data.new_home}').length") == 0
             page.locator("#now").click()
             page.wait_for_function("() => document.querySelector('#note-content')?.textContent.endsWith('Maximus in May 2023.')")
             page.locator("#compare").check()
-            page.locator("#since").fill(str(int(data.before.timestamp() * 1000)))
+            page.locator("#since").fill(str(before))
             page.wait_for_function(f"() => window.amemViewer.cy?.getElementById('{data.dog}').hasClass('ch-changed')")
             assert page.evaluate(f"() => window.amemViewer.cy.getElementById('{data.new_home}').hasClass('ch-added')")
             _shot(page, "time", tmp_path)

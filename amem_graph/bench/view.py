@@ -6,8 +6,9 @@ made by hand between random notes and some notes changed, is served by the viewe
   (the server's side of what a browser waits for), the first time and then as the median of repeats;
 - with Chromium and Playwright present, the page itself in a headless browser: from the URL to the graph drawn
   and interactive (`#graph[data-ready="1"]`);
-- a search with its explanation, a note's neighbourhood, a note opened, and the overview as of a past moment.
-The payload of the overview says what the page receives of the tenant: a few hundred notes, never all of them."""
+- the time slider's steps (read after the first view), a step of the overview opened to its notes, a search with
+  its explanation, a note's neighbourhood, a note opened, and the overview as of a past moment.
+The payload of the overview says what the page receives of the tenant: its steps and hubs, never its notes."""
 
 from __future__ import annotations
 
@@ -90,10 +91,18 @@ def _timed(viewer: Viewer, ids: list[str], middle: str, repeats: int) -> dict[st
     cold = ms(first_view)
     warm = [ms(first_view) for _ in range(repeats)]
     at = quote(middle)
+    overview = fetch("/api/network")
+    drawn = json.loads(overview)
+    step = quote(drawn["steps"][0]["span"][0] if drawn["kind"] == "map" and drawn["steps"][0]["span"]
+                 else drawn["steps"][0]["key"]) if drawn["kind"] == "map" else None
     return {
         "first_view_ms": {"first": round(cold, 1), **percentiles(warm)},
-        "overview_bytes": len(overview := fetch("/api/network")),
-        "overview_notes": len(json.loads(overview)["notes"]),
+        "overview_bytes": len(overview), "overview_kind": drawn["kind"],
+        "overview_steps": len(drawn.get("steps", ())),
+        "overview_notes": len(drawn["notes"]) if drawn["kind"] == "notes" else 0,
+        "slider_ms": {axis: percentiles([ms(fetch, f"/api/timeline?axis={axis}") for _ in range(max(1, repeats // 4))])
+                      for axis in ("recorded", "said")},
+        "step_ms": percentiles([ms(fetch, f"/api/network?step={step}") for _ in range(repeats)]) if step else None,
         "search_explained_ms": percentiles([
             ms(fetch, "/api/search?" + urlencode({"q": q})) for _ in range(max(1, repeats // len(QUERIES)))
             for q in QUERIES]),

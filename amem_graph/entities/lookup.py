@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from typing import Any
@@ -254,6 +254,13 @@ def mentions_of(tx: Tx, note_ids: Sequence[str]) -> list[tuple[str, Entity, floa
         if shown(entity) and confidence > best.get((note_id, entity.key), ("", entity, -1.0))[2]:
             best[(note_id, entity.key)] = (note_id, entity, confidence)
     return list(best.values())
+
+
+def merged_into(tx: Tx, keys: Iterable[str]) -> dict[str, Entity]:
+    """Each of these entity keys (of entities that exist) as the entity it was merged into, else itself."""
+    found = tx.entities(keys=sorted(set(keys)))
+    into = {e.key: e for e in tx.entities(keys=sorted({e.alias_of for e in found if e.alias_of}))}
+    return {e.key: into.get(e.alias_of or "", e) for e in found}
 
 
 def _entities(tx: Tx, keys: Sequence[str], moment: _Moment | None) -> list[Entity]:

@@ -13,11 +13,13 @@ from typing import Any, Literal
 
 from ..core import timeline, validation
 from ..core.tuning import EXPANSION_TYPES
-from ..entities.lookup import Entities, mentions_of
+from ..entities.lookup import Entities, mentions_of, merged_into
+from ..entities.topics import shown
 from ..errors import InvalidInput, NoteNotFound
 from ..models import EVERY_NOTE, NO_FILTER, Entity, Link, Note, NoteVersion, SearchFilter, _jsonable
 from ..store import MemoryStore
-from ..store.base import Tx
+from ..store.base import Placed, Tx
+from .time_map import Axis, TimeMap, notes_of, slider, time_map
 
 MAX_NOTES = 1_000  # the most notes one graph holds: a page draws a few hundred well, thousands badly
 MAX_AROUND_HOPS = 2  # a neighbourhood's radius; three hops from a hub reaches most of a tenant
@@ -96,6 +98,52 @@ class Network:
             else:
                 ids = [n.id for _, n, _ in tx.mentioning([key], limit + 1, filters=filters)]
             return _graph(tx, ids[:limit], filters, since, more=len(ids) > limit)
+
+        return self._store.read(tenant, read)
+
+    def along_time(
+        self, *, filters: SearchFilter = NO_FILTER, entity: str | None = None, span: tuple[str, str] | None = None,
+        tenant: str | None = None,
+    ) -> TimeMap:
+        """The memory along its time: the steps (sessions, else days) of the notes `filters` admits (and with
+        `entity` that mention it, or an entity merged into it), in the order they happened, with the entities and
+        topics between them; with `span` ((first step's key, last step's key), as a group of the map gives), only
+        those steps. A map of a large memory groups consecutive steps; `step` opens one step to its notes."""
+        placed, shown = self._placed(self._of(tenant), filters, entity)
+        return time_map(placed, shown, span)
+
+    def step(
+        self, key: str, *, filters: SearchFilter = NO_FILTER, entity: str | None = None, limit: int = 200,
+        since: datetime | str | None = None, tenant: str | None = None,
+    ) -> NoteGraph:
+        """The notes of one step of `along_time` (its key: 'session:ID' or 'day:YYYY-MM-DD'), the first `limit`
+        in the order they happened, as a graph (`overview`'s)."""
+        tenant = self._of(tenant)
+        limit = _limit(limit)
+        since = _since(since, filters.as_of)
+        if not isinstance(key, str):
+            raise InvalidInput(f"step must be a step's key, got {key!r}")
+        if key.startswith("session:") and not filters.sessions:  # read that session's notes only
+            filters = replace(filters, sessions=(key.removeprefix("session:"),))
+        placed, _ = self._placed(tenant, filters, entity)
+        ids = [note.id for note in notes_of(placed, key)]
+        return self._store.read(tenant, lambda tx: _graph(tx, ids[:limit], filters, since, more=len(ids) > limit))
+
+    def slider(self, axis: Axis = "said", *, tenant: str | None = None) -> dict[str, Any]:
+        """The time slider's steps over every note the memory holds or held (`time_map.slider`)."""
+        placed, shown = self._placed(self._of(tenant), EVERY_NOTE, None)
+        return slider(placed, shown, axis)
+
+    def _placed(self, tenant: str, filters: SearchFilter, entity: str | None) -> tuple[list[Placed], dict[str, Entity]]:
+        """Where the notes `filters` admits lie in time, and the entities they mention as readers show them."""
+        key = self._entities.get(entity, tenant=tenant, as_of=filters.as_of).key if entity else None
+
+        def read(tx: Tx) -> tuple[list[Placed], dict[str, Entity]]:
+            placed = tx.placed(filters)
+            into = merged_into(tx, {k for note in placed for k in note.entities})
+            if key is not None:
+                placed = [note for note in placed if any(into[k].key == key for k in note.entities if k in into)]
+            return placed, {k: e for k, e in into.items() if shown(e)}
 
         return self._store.read(tenant, read)
 

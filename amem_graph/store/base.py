@@ -197,6 +197,10 @@ class NoteTx(Protocol):
         `speaker_prior` for a note by one of `names`. Only the first `deep_seeds` seeds go past one hop.
         One statement on Neo4j: search's hot path saves its round trips."""
 
+    def placed(self, filters: SearchFilter) -> list[Placed]:
+        """Where each note `filters` admits lies in time, and the keys of the entities it mentions (their own,
+        aliases unresolved), without its texts: what places a whole memory along its time. In no order."""
+
     def speakers(self, *, calls: bool = False) -> tuple[list[str], list[tuple[str, str, int]]]:
         """The speakers of the tenant's notes, and with `calls`, (speaker, name, times): how often the notes call
         each speaker by each name (their `addressee` and `called`)."""
@@ -443,6 +447,22 @@ class MentionWrite:
 
 
 MAX_ALIASES = 20  # names an entity keeps beside its own
+
+
+@dataclass(frozen=True)
+class Placed:
+    """A note as `placed` reads it: its session and place in it, when it was said and recorded, last changed,
+    superseded and archived, and the entities it mentions."""
+
+    id: str
+    session: str | None
+    seq: int | None
+    event_time: datetime | None
+    created_at: datetime
+    updated_at: datetime | None
+    invalid_at: datetime | None
+    archived_periods: tuple[datetime, ...]
+    entities: tuple[str, ...]
 
 
 @dataclass(frozen=True)

@@ -26,7 +26,7 @@ from ..models import (
     Supersession,
 )
 from . import cypher
-from .base import EVERY, Counted, EvolutionRecord, History, NoteRevision, NoteUsage
+from .base import EVERY, Counted, EvolutionRecord, History, NoteRevision, NoteUsage, Placed
 from .bm25 import boosts_of, query_terms
 from .lucene import TEXT_FIELDS, lucene_query, query_words
 from .neo4j_text import RESCORED, Neo4jText, documents, rescored
@@ -350,6 +350,12 @@ class Neo4jNotes(Neo4jText):
             speaker_prior=speaker_prior, deep_seeds=deep_seeds, **filters.params(),
         )
         return [(note_from_record(r["note"]), float(r["score"]), [Step(**step) for step in r["path"]]) for r in rows]
+
+    def placed(self, filters: SearchFilter) -> list[Placed]:
+        return [Placed(r["id"], r["session"], r["seq"], time_of(r["event_time"]), time_of(r["created_at"]),
+                       time_of(r["updated_at"]), time_of(r["invalid_at"]),
+                       tuple(time_of(t) for t in r["archived_periods"]), tuple(r["entities"]))
+                for r in self.run("note/placed", **filters.params())]
 
     def speakers(self, *, calls: bool = False) -> tuple[list[str], list[tuple[str, str, int]]]:
         names = [r["speaker"] for r in self.run("search/speakers")]

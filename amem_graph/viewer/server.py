@@ -53,7 +53,7 @@ class Viewer:
         self._views = Views(memory)
         self._routes: dict[str, Callable[[str, Params], Any]] = {
             "summary": lambda _, __: self._views.summary(),
-            "timeline": lambda _, __: self._views.timeline(),
+            "timeline": lambda _, params: self._views.timeline(params),
             "suggest": lambda _, __: self._views.suggest(),
             "network": lambda _, params: self._views.network(params),
             "note": self._views.note,

@@ -7,13 +7,13 @@ from __future__ import annotations
 import difflib
 import re
 from collections import Counter
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from datetime import datetime
 from itertools import pairwise
 from typing import Any
 
-from ..api import MAX_K, AgenticMemory
+from ..api import AgenticMemory
 from ..core import validation
 from ..errors import InvalidInput
 from ..models import EVERY_NOTE, Note, NoteHistory, NoteVersion, SearchFilter, SearchHit
@@ -23,6 +23,7 @@ from ..read.retrieval import MODES
 
 Params = Mapping[str, Sequence[str]]  # a query string, parsed: each name with its values
 
+NOTES_DRAWN = 60  # a memory (or filter) with no more notes is drawn note by note, not as a map of its steps
 SUGGESTED_FROM = 1_000  # the newest notes whose tags, speakers and sessions the filters suggest
 MAX_SEARCH_K = 50
 _WORDS = re.compile(r"\s+|[^\s]+")
@@ -86,34 +87,12 @@ class Views:
             "now": _iso(validation.now()),
         }
 
-    def timeline(self) -> dict[str, Any]:
-        """The memory along the time its notes speak of (their event time): a step per session, in the order their
-        first notes were said, and for notes outside any session a step per day; each with its first moment and how
-        many notes were said by the step's end; `undated`, the notes with no event time (they are in no step). What
-        the slider moves over in "said" mode: the network is then read with `before` the next step's first moment."""
-        firsts: dict[str, datetime] = {}
-        counts: Counter[str] = Counter()
-        undated = 0
-        for note in self._every_note():
-            said = note.event_time
-            if said is None:
-                undated += 1
-                continue
-            step = f"session {note.session}" if note.session else said.date().isoformat()
-            counts[step] += 1
-            firsts[step] = min(firsts.get(step, said), said)
-        ordered = sorted(firsts, key=lambda step: (firsts[step], step))
-        steps, total = [], 0
-        for step in ordered:
-            total += counts[step]
-            steps.append({"label": step, "at": _iso(firsts[step]), "notes": total})
-        return {"steps": steps, "notes": total, "undated": undated}
-
-    def _every_note(self) -> Iterator[Note]:
-        offset = 0
-        while page := self.memory.list(limit=MAX_K, offset=offset):
-            yield from page
-            offset += len(page)
+    def timeline(self, params: Params) -> dict[str, Any]:
+        """The time slider's steps over `axis`: "said" (a step per session, else day, of what the conversation
+        says; read with `before` the next step's moment) or "recorded" (the moments the memory changed, gathered
+        by second, minute, ... as their number needs; read `as_of` the step's moment)."""
+        axis = one(params, "axis", "said")
+        return self.memory.network.slider(axis)  # type: ignore[arg-type]  # slider names the axes it knows
 
     def suggest(self) -> dict[str, Any]:
         """What the filters suggest: the tags, speakers and sessions of the newest notes, the most mentioned
@@ -127,25 +106,36 @@ class Views:
         }
 
     def network(self, params: Params) -> dict[str, Any]:
-        """An overview (the newest notes the filters admit) or, with `around`, a note's neighbourhood."""
+        """What the graph draws (`kind`): with `around`, a note's neighbourhood; with `step`, one step's notes;
+        else the memory along its time (a `map`, with `first` and `last` only those steps), or its notes themselves
+        where they are few enough to draw."""
         at, since = moment(params, "as_of"), moment(params, "since")
+        network = self.memory.network
         centre = one(params, "around")
         if centre is not None:
-            graph = self.memory.network.around(
-                centre, hops=number(params, "hops", 1, 1, 2), limit=number(params, "limit", 80, 1, 400), as_of=at,
-                since=since,
-            )
-        else:
-            filters = replace(
-                EVERY_NOTE if flag(params, "all") else SearchFilter(),
-                after=moment(params, "after"), before=moment(params, "before"),
-                tags=_labels(params, "tag"), speakers=_labels(params, "speaker"), sessions=_labels(params, "session"),
-                as_of=at,
-            )
-            graph = self.memory.network.overview(
-                filters=filters, entity=one(params, "entity"), limit=number(params, "limit", 150, 1, 400), since=since,
-            )
-        return graph.to_dict()
+            graph = network.around(centre, hops=number(params, "hops", 1, 1, 2),
+                                   limit=number(params, "limit", 80, 1, 400), as_of=at, since=since)
+            return {"kind": "notes", **graph.to_dict()}
+        filters = replace(
+            EVERY_NOTE if flag(params, "all") else SearchFilter(),
+            after=moment(params, "after"), before=moment(params, "before"),
+            tags=_labels(params, "tag"), speakers=_labels(params, "speaker"), sessions=_labels(params, "session"),
+            as_of=at,
+        )
+        entity, limit = one(params, "entity"), number(params, "limit", 150, 1, 400)
+        step = one(params, "step")
+        if step is not None:
+            graph = network.step(step, filters=filters, entity=entity, limit=limit, since=since)
+            return {"kind": "notes", **graph.to_dict()}
+        first, last = one(params, "first"), one(params, "last")
+        if (first is None) != (last is None):
+            raise InvalidInput("first and last (a span of steps) are given together")
+        span = (first, last) if first is not None and last is not None else None
+        mapped = network.along_time(filters=filters, entity=entity, span=span)
+        if span is None and mapped.notes <= NOTES_DRAWN:
+            graph = network.overview(filters=filters, entity=entity, limit=min(limit, NOTES_DRAWN), since=since)
+            return {"kind": "notes", **graph.to_dict()}
+        return {"kind": "map", **mapped.to_dict()}
 
     def note(self, note_id: str, params: Params) -> dict[str, Any]:
         """A note as of a moment: its fields, state, versions with what each change did, the evolutions that

@@ -177,13 +177,17 @@ class EmbeddedEntities:
 
     def _of_notes(self, note_ids: Sequence[str]) -> list[MentionRow]:
         out = []
+        records: dict[int, Entity] = {}  # an entity that many notes mention is read once
         for note_id in sorted(note_ids):
             note = self._store.note_node(self.tenant, note_id)
             if note is None:
                 continue
             found = [(self.graph.nodes[r.end], r) for r in self.graph.relationships(note, ["MENTIONS"])]
             found.sort(key=lambda pair: (pair[0].props["mentions"], pair[0].props["key"]))
-            out += [self._mention(r, self._record(e)) for e, r in found]
+            for entity, rel in found:
+                if rel.end not in records:
+                    records[rel.end] = self._record(entity)
+                out.append(self._mention(rel, records[rel.end]))
         return out
 
     def _mention(self, rel: Rel, entity: Entity | None = None) -> MentionRow:

@@ -25,7 +25,7 @@ from ...models import (
     Supersession,
     in_periods,
 )
-from ..base import EVERY, Counted, EvolutionRecord, History, NoteRevision, NoteUsage
+from ..base import EVERY, Counted, EvolutionRecord, History, NoteRevision, NoteUsage, Placed
 from ..lucene import TEXT_FIELDS, check_fields, query_words
 from ..records import evolution_from_record, link_periods, version_from_record
 from .fulltext import best
@@ -472,6 +472,17 @@ class EmbeddedNotes:
                 longer = (*path, (node, rel))
                 yield nxt, gained, longer
                 stack.append((nxt, gained, longer))
+
+    def placed(self, filters: SearchFilter) -> list[Placed]:
+        """cypher/note/placed.cypher."""
+        graph = self.graph
+        return [
+            Placed(p["id"], p.get("session"), p.get("seq"), p.get("event_time"), p["created_at"], p.get("updated_at"),
+                   p.get("invalid_at"), tuple(p.get("archived_periods") or ()),
+                   tuple(graph.nodes[r.end].props["key"] for r in graph.relationships(node, ["MENTIONS"])))
+            for node in graph.labelled("Note", self.tenant)
+            if (p := node.props).get("created_at") is not None and filters.admits(p)
+        ]
 
     def speakers(self, *, calls: bool = False) -> tuple[list[str], list[tuple[str, str, int]]]:
         """cypher/search/speakers.cypher; with `calls`, cypher/search/speaker_calls.cypher."""

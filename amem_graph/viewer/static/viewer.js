@@ -5,12 +5,13 @@
 (() => {
   const $ = (id) => document.getElementById(id);
   const state = {
-    first: 0, now: 0, asOf: null, since: null, tab: "network", axis: "recorded", timeline: null, saidBefore: null,
-    saidNotes: null,
-    view: { kind: "overview" }, filters: {}, note: null, drawn: 0, opened: 0,
+    asOf: null, since: null, saidBefore: null, tab: "network", axis: "recorded", slider: null, positions: null,
+    position: null,  // the slider's step, null at its end (now)
+    view: { kind: "overview" }, trail: [], filters: {}, note: null, drawn: 0, opened: 0,
     panel: { kind: "notes" },  // what the right-hand panel shows: notes, note, entity, entities, tiers, search
   };
   let cy = null;
+  let firstDrawn = () => {};  // called when a graph is drawn: the first call lets the slider load
 
   // -- small helpers ------------------------------------------------------------------------------------------
 
@@ -67,73 +68,87 @@
 
   // -- the graph ----------------------------------------------------------------------------------------------
 
+  const FONT = 12;  // labels' size at zoom 1: the page never opens a graph below READABLE of it
+  const READABLE = 0.85;
   const STYLE = [
     { selector: "node", style: {
-      "label": "data(label)", "font-size": 9, "color": "#1d2330",
-      "background-color": "#4c8bf5", "width": 14, "height": 14, "text-valign": "bottom", "text-margin-y": 3,
+      "label": "data(label)", "font-size": FONT, "color": "#1d2330", "background-color": "#4c8bf5", "width": 14,
+      "height": 14, "text-valign": "center", "text-halign": "right", "text-margin-x": 6, "text-wrap": "ellipsis",
+      "text-max-width": "230px", "text-background-color": "#ffffff", "text-background-opacity": 0.85,
+      "text-background-padding": "1px",
     } },
+    { selector: "node.step", style: { "shape": "round-rectangle", "width": "data(size)", "height": 16, "background-color": "#4c8bf5" } },
+    { selector: "node.group", style: { "background-color": "#2f6fdf", "border-width": 2, "border-color": "#1d2330" } },
+    { selector: "node.header", style: { "width": 4, "height": 4, "background-color": "#5d6677", "font-weight": "bold", "color": "#5d6677" } },
     { selector: "node.superseded", style: { "background-color": "#9aa3b2", "border-width": 2, "border-style": "dashed", "border-color": "#5d6677" } },
     { selector: "node.archived", style: { "background-color": "#c9a46b", "opacity": 0.7 } },
-    { selector: "node.entity", style: { "shape": "diamond", "background-color": "#8a5cc7", "width": 12, "height": 12, "font-size": 8, "color": "#5b3a8a" } },
-    { selector: "node.centre", style: { "width": 24, "height": 24, "border-width": 3, "border-color": "#1d2330" } },
-    { selector: "node.hit", style: { "width": 20, "height": 20, "background-color": "#2f6fdf", "font-size": 10, "font-weight": "bold" } },
-    { selector: "node.via", style: { "background-color": "#b7c7e6" } },
+    { selector: "node.entity", style: { "shape": "diamond", "background-color": "#8a5cc7", "width": "data(size)", "height": "data(size)", "color": "#5b3a8a", "text-max-width": "150px" } },
+    { selector: "node.topic", style: { "shape": "round-tag", "background-color": "#2a9d8f", "color": "#1d5f57" } },
+    { selector: "node.centre", style: { "width": 22, "height": 22, "border-width": 3, "border-color": "#1d2330", "font-weight": "bold" } },
+    { selector: "node.hit", style: { "width": 20, "height": 20, "background-color": "#2f6fdf", "font-weight": "bold", "text-halign": "center", "text-valign": "bottom", "text-margin-x": 0, "text-margin-y": 3 } },
+    { selector: "node.via", style: { "background-color": "#b7c7e6", "text-halign": "center", "text-valign": "bottom", "text-margin-x": 0, "text-margin-y": 3 } },
     { selector: "node.ch-added", style: { "border-width": 4, "border-color": "#1f9d55" } },
     { selector: "node.ch-changed, node.ch-restored", style: { "border-width": 4, "border-color": "#e08a00" } },
     { selector: "node.ch-superseded, node.ch-archived", style: { "border-width": 4, "border-color": "#d64545" } },
     { selector: "node:selected", style: { "border-width": 4, "border-color": "#111", "border-style": "solid" } },
     { selector: "edge", style: {
-      "width": 1.5, "line-color": "#9fb3d9", "curve-style": "bezier", "target-arrow-shape": "triangle",
-      "target-arrow-color": "#9fb3d9", "arrow-scale": 0.7, "font-size": 7, "color": "#5d6677",
-      "text-rotation": "autorotate", "label": "data(label)",
+      "width": 1.5, "line-color": "#9fb3d9", "curve-style": "unbundled-bezier", "control-point-distances": "data(bend)",
+      "control-point-weights": 0.5, "target-arrow-shape": "triangle", "target-arrow-color": "#9fb3d9", "arrow-scale": 0.7,
     } },
     { selector: "edge.CONTRADICTS", style: { "line-color": "#d64545", "target-arrow-color": "#d64545" } },
-    { selector: "edge.next", style: { "line-style": "dashed", "line-color": "#cfd5df", "target-arrow-color": "#cfd5df", "width": 1 } },
-    { selector: "edge.mention", style: { "line-style": "dotted", "line-color": "#c9b3e8", "target-arrow-shape": "none", "width": 1, "label": "" } },
-    { selector: "edge.path", style: { "width": 3, "line-color": "#2f6fdf", "target-arrow-color": "#2f6fdf", "font-size": 9 } },
+    { selector: "edge.next", style: { "curve-style": "straight", "line-style": "dashed", "line-color": "#cfd5df", "target-arrow-color": "#cfd5df", "width": 1 } },
+    { selector: "edge.mention", style: { "curve-style": "straight", "line-color": "#c9b3e8", "target-arrow-shape": "none", "width": "data(width)", "opacity": 0.55 } },
+    { selector: "edge.path, edge.link", style: { "curve-style": "bezier", "label": "data(label)", "font-size": 10, "color": "#5d6677", "text-rotation": "autorotate", "text-background-color": "#ffffff", "text-background-opacity": 0.85 } },
+    { selector: "edge.path", style: { "width": 3, "line-color": "#2f6fdf", "target-arrow-color": "#2f6fdf" } },
     { selector: "edge.ch-added", style: { "line-color": "#1f9d55", "target-arrow-color": "#1f9d55", "width": 3 } },
     { selector: "edge.ch-ended", style: { "line-color": "#d64545", "target-arrow-color": "#d64545", "line-style": "dashed", "width": 2 } },
   ];
 
-  /** Draws the elements. With `keep`, nodes drawn before keep their places, so that a redraw (another moment,
-      another filter) moves only what changed: with every node placed, nothing moves; with most, the layout starts
-      from them. */
-  function draw(elements, layout, message, { keep = true } = {}) {
+  /** Draws the elements: placed by `layout`, or where they carry a position ("preset"). When the same nodes are
+      drawn again (another moment, a note written), the view stays where the reader left it. */
+  function draw(elements, layout, message) {
     const graph = $("graph");
     graph.dataset.ready = "0";
-    const placed = new Map(cy && keep ? cy.nodes().map((n) => [n.id(), { ...n.position() }]) : []);
+    const before = new Set(cy ? cy.nodes().map((n) => n.id()) : []);
     const nodes = elements.filter((e) => e.group === "nodes");
-    const known = nodes.filter((e) => placed.has(e.data.id));
-    for (const e of known) e.position = placed.get(e.data.id);
-    const still = nodes.length > 0 && known.length === nodes.length;
-    const viewport = cy && still ? { zoom: cy.zoom(), pan: { ...cy.pan() } } : null;
-    if (still) layout = { name: "preset", fit: false };
-    else if (known.length * 2 > nodes.length && layout.name === "cose") layout = { ...layout, randomize: false };
+    const same = cy && nodes.length > 0 && nodes.length === before.size && nodes.every((n) => before.has(n.data.id));
+    const viewport = same ? { zoom: cy.zoom(), pan: { ...cy.pan() } } : null;
     if (cy) cy.destroy();
     performance.mark("amem-draw");
     // "preset": no layout at construction (the default would lay everything out on a grid first).
     // The wheel zooms at Cytoscape's own pace: a custom sensitivity makes it warn on every draw.
     cy = cytoscape({ container: graph, elements, style: STYLE, layout: { name: "preset" }, minZoom: 0.1, maxZoom: 4 });
-    cy.on("tap", "node", (event) => {
-      const data = event.target.data();
-      if (data.kind === "note") showNote(data.id);
-      else if (data.kind === "entity") showEntity(data.name);
-    });
+    cy.on("tap", "node", (event) => tapped(event.target.data()));
     performance.mark("amem-layout-start");
     cy.one("layoutstop", () => {
       performance.mark("amem-layout-stop");
       if (viewport) cy.viewport(viewport);
-      else {
-        cy.fit(undefined, 45);  // room for the labels under the outermost nodes
-        if (cy.zoom() > 1.4) cy.zoom({ level: 1.4, renderedPosition: { x: graph.clientWidth / 2, y: graph.clientHeight / 2 } });
-      }
+      else readable(graph);
       if (state.note) cy.getElementById(state.note).select();
       graph.dataset.nodes = String(cy.nodes().length);
       graph.dataset.ready = "1";
+      firstDrawn();
     });
     cy.layout(layout).run();
     status(message);
     window.amemViewer.cy = cy;
+  }
+
+  /** The whole graph in view where its labels stay readable; else readable, from its top left (the rest a drag
+      away). */
+  function readable(graph) {
+    cy.fit(undefined, 30);
+    if (cy.zoom() > 1.4) cy.zoom({ level: 1.4, renderedPosition: { x: graph.clientWidth / 2, y: graph.clientHeight / 2 } });
+    if (cy.zoom() >= READABLE) return;
+    const box = cy.elements().boundingBox();
+    cy.zoom(READABLE);
+    cy.pan({ x: 20 - box.x1 * READABLE, y: 20 - box.y1 * READABLE });
+  }
+
+  function tapped(data) {
+    if (data.kind === "note") showNote(data.id);
+    else if (data.kind === "entity") showEntity(data.name);
+    else if (data.kind === "step") openStep(data.step);
   }
 
   const noteNode = (note, classes, extra = {}) => ({
@@ -141,19 +156,110 @@
     data: { id: note.id, kind: "note", label: short(note.content, 40), ...extra },
   });
 
-  function networkElements(data, { entities = 2 } = {}) {
-    const els = [];
-    for (const item of data.notes) {
-      const classes = [item.state, item.change ? "ch-" + item.change : "", item.hops === 0 ? "centre" : ""].join(" ");
-      els.push(noteNode(item.note, classes));
+  // -- the memory along its time ----------------------------------------------------------------------------------
+  // Every graph but a search's is drawn the same way: what happened (steps of the memory, or notes) down a column
+  // in the order it happened, labelled on its right; the entities and topics between them in two columns further
+  // right, each at the height of what mentions it; links between notes as arcs on the left. Positions are
+  // computed, not simulated: no label lies over another, and the same memory is drawn the same way each time.
+  const ROW = 30;
+  const HUB_ROW = 28;
+  const HUB_X = [330, 560];
+  const DAY = new Intl.DateTimeFormat("en-GB", { day: "numeric", month: "short", year: "numeric", timeZone: "UTC" });
+  const day = (iso) => DAY.format(new Date(iso));
+  const plural = (n, one, many = one + "s") => `${n} ${n === 1 ? one : many}`;
+
+  /** Places `column` (nodes in time order, `gap` before a new session) and `hubs` (nodes with the ids of the
+      column's nodes they join). */
+  function alongTime(column, hubs) {
+    const at = new Map();
+    let y = 0;
+    column.forEach((item, i) => {
+      if (i && item.gap) y += ROW / 2;
+      item.node.position = { x: 0, y };
+      at.set(item.node.data.id, y);
+      y += ROW;
+    });
+    const bottom = Math.max(0, y - ROW);
+    const wanted = hubs.map((hub) => {
+      const ys = hub.joins.map((id) => at.get(id)).filter((v) => v !== undefined);
+      return { hub, y: ys.length ? ys.reduce((a, b) => a + b, 0) / ys.length : 0 };
+    }).sort((a, b) => a.y - b.y);
+    [0, 1].forEach((c) => {
+      const mine = wanted.filter((_, i) => i % 2 === c);
+      let limit = Math.max(bottom, (mine.length - 1) * HUB_ROW);  // upwards: within the column's height
+      for (let i = mine.length - 1; i >= 0; i--) { mine[i].y = Math.min(mine[i].y, limit); limit = mine[i].y - HUB_ROW; }
+      let floor = 0;  // downwards: a row apart
+      for (const w of mine) { w.y = Math.max(w.y, floor); floor = w.y + HUB_ROW; w.hub.node.position = { x: HUB_X[c], y: w.y }; }
+    });
+  }
+
+  const hubNode = (entity, count) => ({ group: "nodes", classes: "entity" + (entity.kind === "topic" ? " topic" : ""),
+    data: { id: "e:" + entity.key, kind: "entity", name: entity.name, label: entity.name, size: Math.min(24, 10 + 2 * Math.sqrt(count)) } });
+  const mentionEdge = (from, hub, count) => ({ group: "edges", classes: "mention",
+    data: { id: `m:${from}>${hub}`, source: from, target: hub, width: Math.min(5, 0.8 + count / 2), bend: 0 } });
+
+  function stepLabel(step) {
+    const dates = day(step.first) === day(step.last) ? day(step.first) : `${day(step.first)} – ${day(step.last)}`;
+    const name = step.kind === "group" ? plural(step.steps, "step") : step.label;
+    return `${name} · ${dates} (${step.notes})`;
+  }
+
+  /** The map: the memory's steps in time order and the hubs between them. */
+  function mapElements(data) {
+    const els = [], column = [], hubs = [];
+    const most = Math.max(1, ...data.steps.map((s) => s.notes));
+    data.steps.forEach((step, i) => {
+      const node = { group: "nodes", classes: "step " + step.kind,
+        data: { id: "s:" + step.key, kind: "step", step, label: stepLabel(step), size: 10 + 30 * Math.sqrt(step.notes / most) } };
+      els.push(node);
+      column.push({ node });
+      if (i) els.push({ group: "edges", classes: "next", data: { id: `n:${i}`, source: "s:" + data.steps[i - 1].key, target: node.data.id, bend: 0 } });
+    });
+    for (const hub of data.hubs) {
+      const node = hubNode(hub.entity, hub.steps.length);
+      els.push(node);
+      hubs.push({ node, joins: hub.steps.map(([key]) => "s:" + key) });
+      for (const [key, n] of hub.steps) els.push(mentionEdge("s:" + key, node.data.id, n));
     }
+    alongTime(column, hubs);
+    return els;
+  }
+
+  const time = (note) => Date.parse(note.event_time || note.created_at);
+  const inTime = (a, b) => time(a.note) - time(b.note) || (a.note.seq ?? 0) - (b.note.seq ?? 0)
+    || Date.parse(a.note.created_at) - Date.parse(b.note.created_at);
+  const stepOf = (note) => (note.session ? "session:" + note.session : "day:" + new Date(time(note)).toISOString().slice(0, 10));
+
+  /** Notes in the order they happened, a heading where a session (or day) begins, the entities two or more of
+      them mention as hubs (not one that nearly all mention), links as arcs. */
+  function noteElements(data) {
+    const notes = [...data.notes].sort(inTime);
+    const els = [], column = [], hubs = [];
+    let last = null;
+    for (const item of notes) {
+      const note = item.note;
+      const key = stepOf(note);
+      if (key !== last) {
+        const node = { group: "nodes", classes: "header", data: { id: "h:" + key, kind: "header",
+          label: `${note.session ? note.session : "no session"} · ${day(note.event_time || note.created_at)}` } };
+        els.push(node);
+        column.push({ node, gap: last !== null });
+        last = key;
+      }
+      const node = noteNode(note, [item.state, item.change ? "ch-" + item.change : "", item.hops === 0 ? "centre" : ""].join(" "));
+      els.push(node);
+      column.push({ node });
+    }
+    const y = new Map(column.map((c, i) => [c.node.data.id, i]));
     for (const link of data.links) {
+      const span = Math.abs((y.get(link.target_id) ?? 0) - (y.get(link.source_id) ?? 0));
+      const down = (y.get(link.target_id) ?? 0) > (y.get(link.source_id) ?? 0);
       els.push({ group: "edges", classes: [link.type, link.change ? "ch-" + link.change : ""].join(" "),
         data: { id: `l:${link.source_id}>${link.target_id}:${link.type}`, source: link.source_id, target: link.target_id,
-          label: link.type, kind: "link" } });
+          kind: "link", bend: (down ? 1 : -1) * Math.min(30 + span * 6, 150) } });
     }
     for (const [a, b] of data.session_steps) {
-      els.push({ group: "edges", classes: "next", data: { id: `n:${a}>${b}`, source: a, target: b, label: "", kind: "next" } });
+      els.push({ group: "edges", classes: "next", data: { id: `n:${a}>${b}`, source: a, target: b, kind: "next", bend: 0 } });
     }
     const byEntity = new Map();
     for (const [noteId, key] of data.mentions) {
@@ -161,61 +267,109 @@
       entry.notes.push(noteId);
       byEntity.set(key, entry);
     }
-    // In a large graph, an entity that many notes mention (a chat's speaker) would tie everything to everything.
-    const most = data.notes.length >= 30 ? Math.floor(data.notes.length / 3) : Infinity;
-    const shown = [...byEntity.values()].filter((e) => e.notes.length >= entities && e.notes.length <= most)
-      .sort((a, b) => b.notes.length - a.notes.length).slice(0, 20);
-    for (const { entity, notes } of shown) {
-      const id = "e:" + entity.key;
-      els.push({ group: "nodes", classes: "entity", data: { id, kind: "entity", name: entity.name, label: entity.name } });
-      for (const noteId of notes) {
-        els.push({ group: "edges", classes: "mention", data: { id: `m:${noteId}>${id}`, source: noteId, target: id, kind: "mention" } });
-      }
+    const everywhere = notes.length >= 10 ? notes.length * 0.8 : Infinity;
+    const shown = [...byEntity.values()].filter((e) => e.notes.length >= 2 && e.notes.length <= everywhere)
+      .sort((a, b) => b.notes.length - a.notes.length).slice(0, 16);
+    for (const { entity, notes: ids } of shown) {
+      const node = hubNode(entity, ids.length);
+      els.push(node);
+      hubs.push({ node, joins: ids });
+      for (const id of ids) els.push(mentionEdge(id, node.data.id, 1));
     }
+    alongTime(column, hubs);
     return els;
   }
-
-  const COSE = { name: "cose", animate: false, randomize: true, numIter: 300, nodeRepulsion: () => 12000,
-    idealEdgeLength: () => 80, nodeOverlap: 20, nodeDimensionsIncludeLabels: true, padding: 20 };
 
   /** A ticket for a graph about to be drawn: an answer that comes back after a newer ticket was taken is dropped,
       so a slower, older request never draws over a newer one. */
   const ticket = () => ++state.drawn;
   const stale = (mine) => mine !== state.drawn;
 
+  /** Down one level: a group of steps to its steps, a step to its notes, a note to its neighbourhood. */
+  function go(view) {
+    state.trail.push(state.view);
+    state.view = view;
+    claim({ kind: "notes" });
+    showNetwork();
+  }
+
+  function openStep(step) {
+    if (step.kind === "group") go({ kind: "span", first: step.span[0], last: step.span[1], label: stepLabel(step) });
+    else go({ kind: "step", key: step.key, label: `${step.label} · ${day(step.first)}` });
+  }
+
+  const VIEW_NAMES = { overview: () => "The memory along its time", around: () => "A note's neighbourhood" };
+  function crumbs() {
+    const views = [...state.trail, state.view];
+    $("crumbs").replaceChildren(...views.flatMap((view, i) => {
+      const name = VIEW_NAMES[view.kind] ? VIEW_NAMES[view.kind]() : view.label;
+      const last = i === views.length - 1;
+      return [i ? " › " : null, last ? el("strong", null, name) : el("button", { type: "button", class: "crumb", on: { click: () => back(i) } }, name)];
+    }).filter(Boolean));
+  }
+
+  function back(i) {
+    state.view = state.trail[i];
+    state.trail = state.trail.slice(0, i);
+    claim({ kind: "notes" });
+    showNetwork();
+  }
+
   async function showNetwork() {
     $("graph").dataset.ready = "0";
     status("Loading the network…");
     const view = state.view;
+    if (view.kind === "search") return;
+    crumbs();
     const mine = ticket();
+    const asked = view.kind === "around" ? { around: view.id, hops: view.hops || 1 }
+      : view.kind === "step" ? { ...state.filters, step: view.key }
+      : view.kind === "span" ? { ...state.filters, first: view.first, last: view.last } : state.filters;
     try {
-      if (view.kind === "around") {
-        const data = await api("network", { around: view.id, hops: view.hops || 1, ...moment() });
-        if (stale(mine)) return;
-        const byHops = new Map(data.notes.map((n) => [n.note.id, n.hops]));
-        draw(networkElements(data, { entities: 1 }),
-          { name: "concentric", concentric: (node) => 10 - (byHops.get(node.id()) ?? 3), levelWidth: () => 1, minNodeSpacing: 24, animate: false },
-          `The neighbourhood of a note: ${data.notes.length} notes within ${view.hops || 1} step(s)` + (data.more ? " (the nearest; more lie beyond)" : "") + asOfText());
+      const data = await api("network", { ...asked, ...moment() });
+      if (stale(mine)) return;
+      if (data.kind === "map") {
+        draw(mapElements(data), { name: "preset", fit: false }, mapMessage(data));
+        if (state.panel.kind === "notes" && state.tab === "network") listSteps(data, claim({ kind: "notes" }));
         return;
       }
-      const data = await api("network", { ...state.filters, ...moment() });
-      if (stale(mine)) return;
       const shown = data.notes.length;
-      draw(networkElements(data), COSE,
-        (shown ? `${shown} notes, newest first` : "No note matches") + (data.more ? " — more match: filter, or open a note's neighbourhood" : "") + asOfText());
+      const what = view.kind === "around" ? `A note's neighbourhood: ${plural(shown, "note")} within ${plural(view.hops || 1, "step")}`
+        : view.kind === "step" ? `${view.label}: ${plural(shown, "note")}` : shown ? `${plural(shown, "note")}` : "No note matches";
+      draw(noteElements(data), { name: "preset", fit: false },
+        what + (shown ? ", in the order they happened" : "") + (data.more ? " (the first; more lie beyond)" : "") + asOfText());
       if (state.panel.kind === "notes" && state.tab === "network") listNotes(data, claim({ kind: "notes" }));
     } catch (err) {
       if (!stale(mine)) status(err.message, true);
+      firstDrawn();
     }
   }
 
-  const asOfText = () => (state.asOf ? ` · as of ${when(state.asOf)}` : "") + (state.since ? ` · changes since ${when(state.since)} marked` : "");
+  function mapMessage(data) {
+    const groups = data.steps.filter((s) => s.kind === "group").length;
+    return `${plural(data.notes, "note")} in ${plural(data.steps.length, groups ? "stretch" : "session or day", groups ? "stretches" : "sessions or days")}, ` +
+      "in the order they happened, with the entities and topics between them: click one to open it" +
+      (data.throughout.length ? ` · mentioned throughout: ${data.throughout.map((e) => e.name).join(", ")}` : "") + asOfText();
+  }
+
+  const asOfText = () => (state.asOf ? ` · as of ${when(state.asOf)}` : "") + (state.saidBefore ? ` · said before ${day(state.saidBefore)}` : "")
+    + (state.since ? ` · changes since ${when(state.since)} marked` : "");
+
+  function listSteps(data, fresh) {
+    if (!fresh()) return;
+    const box = details("Along its time (notes in each)");
+    for (const step of data.steps) {
+      put(box, el("div", { class: "item step-row", data: { step: step.key }, on: { click: () => openStep(step) } },
+        el("span", { class: "text" }, stepLabel(step))));
+    }
+    if (data.throughout.length) put(box, el("p", { class: "meta" }, `Mentioned throughout (not drawn): ${data.throughout.map((e) => e.name).join(", ")}`));
+  }
 
   function listNotes(data, fresh) {
     if (!fresh()) return;
-    const box = details("Notes shown");
+    const box = details("Notes shown, in the order they happened");
     if (!data.notes.length) put(box, el("p", { class: "empty" }, "No note matches."));
-    for (const item of data.notes) {
+    for (const item of [...data.notes].sort(inTime)) {
       put(box, el("div", { class: "item note-row", data: { noteId: item.note.id }, on: { click: () => showNote(item.note.id) } },
         badge(item.state), item.change ? badge(item.change) : null,
         el("span", { class: "text" }, short(item.note.content, 160))));
@@ -350,8 +504,7 @@
   }
 
   function openAround(id) {
-    state.view = { kind: "around", id, hops: 1 };
-    showNetwork();
+    go({ kind: "around", id, hops: 1 });
   }
 
   // -- search -------------------------------------------------------------------------------------------------
@@ -364,7 +517,9 @@
       status("Type a few words to search for.");
       return;
     }
-    state.view = { kind: "search", q };
+    state.trail = [{ kind: "overview" }];
+    state.view = { kind: "search", q, label: `Search: “${short(q, 40)}”` };
+    crumbs();
     const fresh = claim({ kind: "search" });
     $("graph").dataset.ready = "0";
     status("Searching…");
@@ -390,7 +545,7 @@
       hit.path.forEach((step, i) => {
         const to = i + 1 < hit.path.length ? hit.path[i + 1].from_id : hit.note.id;
         if (seen.has(step.from_id) && seen.has(to)) {
-          els.push({ group: "edges", classes: "path " + step.type, data: { id: `p:${hit.rank}:${i}`, source: step.from_id, target: to, label: step.type, kind: "path" } });
+          els.push({ group: "edges", classes: "path " + step.type, data: { id: `p:${hit.rank}:${i}`, source: step.from_id, target: to, label: step.type, kind: "path", bend: 0 } });
           joined.add(`${step.from_id}|${to}`).add(`${to}|${step.from_id}`);
         }
       });
@@ -398,14 +553,13 @@
     for (const link of data.links || []) {
       if (joined.has(`${link.source}|${link.target}`)) continue;
       joined.add(`${link.source}|${link.target}`).add(`${link.target}|${link.source}`);
-      els.push({ group: "edges", classes: "link " + link.type, data: { id: `l:${link.source}:${link.target}:${link.type}`, source: link.source, target: link.target, label: link.type, kind: "link" } });
+      els.push({ group: "edges", classes: "link " + link.type, data: { id: `l:${link.source}:${link.target}:${link.type}`, source: link.source, target: link.target, label: link.type, kind: "link", bend: 0 } });
     }
     // Hits in rank order, two to a row (the notes on their paths after them): a force layout would pile up the
     // unlinked seeds of a search, labels over labels.
     const SEARCH = { name: "grid", cols: 2, avoidOverlap: true, nodeDimensionsIncludeLabels: true, padding: 20,
       sort: (a, b) => (a.data("rank") ?? 1e9) - (b.data("rank") ?? 1e9) };
-    draw(els, SEARCH, `${data.hits.length} hits for “${short(data.query, 60)}”` + (state.asOf ? ` · as of ${when(state.asOf)}` : ""),
-      { keep: false });
+    draw(els, SEARCH, `${data.hits.length} hits for “${short(data.query, 60)}”` + asOfText());
     const box = details("Search", { query: data.query });
     box.scrollTop = 0;  // a new answer starts at its first hit, whatever the panel showed before
     if (!data.hits.length) put(box, el("p", { class: "empty" }, "Nothing found."));
@@ -519,6 +673,7 @@
     state.filters = { tag: value("f-tag"), speaker: value("f-speaker"), entity: value("f-entity"), session: value("f-session"),
       after: day("f-after"), before: day("f-before"), all: $("f-all").checked };
     state.view = { kind: "overview" };
+    state.trail = [];
     claim({ kind: "notes" });
     selectTab("network");
   }
@@ -530,73 +685,84 @@
     else if (tab === "tiers") showTiers();
     else {
       if (state.panel.kind !== "note") claim({ kind: "notes" });
-      if (state.view.kind === "search") state.view = { kind: "overview" };  // the network tab shows the network
+      if (state.view.kind === "search") { state.view = { kind: "overview" }; state.trail = []; }  // the network tab shows the network
       showNetwork();
     }
   }
 
-  function timeChanged() {
+  // -- time -----------------------------------------------------------------------------------------------------
+  // The slider moves in steps over one of two times: as recorded (the moments the memory changed, gathered by
+  // second, minute, ... as their number needs; the page reads the memory as of a step's end), or as said (a step per
+  // session, else day, of what the conversation says; the page shows the notes said before the next step). Its last
+  // step is now; every count on the page follows it.
+
+  /** The slider's positions over `axis`, read from the server: false where that time has nothing to show. */
+  async function loadSlider(axis, { keep = false } = {}) {
+    const data = await api("timeline", { axis });
+    if (axis === "said" && !data.steps.length) return false;
     const slider = $("as-of");
-    const value = Number(slider.value);
+    const at = Number(slider.value);
+    const wasLast = !state.slider || at >= state.positions.length - 1;
+    const before = data.steps.length
+      ? [{ label: "before the first write", at: new Date(Date.parse(data.steps[0].at) - 1).toISOString(), notes: 0, entities: 0 }] : [];
+    state.slider = data;
+    state.positions = axis === "said" ? data.steps : [...before, ...data.steps];
+    if (!state.positions.length) state.positions = [{ label: "now", at: null, notes: 0, entities: 0 }];
+    const top = state.positions.length - 1;
+    for (const id of ["as-of", "since"]) { $(id).min = "0"; $(id).max = String(top); }
+    slider.value = String(keep && !wasLast ? Math.min(at, top) : top);
+    slider.disabled = false;
+    return true;
+  }
+
+  function timeChanged() {
+    const positions = state.positions;
+    if (!positions) return;
+    const i = Number($("as-of").value);
+    const last = i >= positions.length - 1;
+    const here = positions[Math.min(i, positions.length - 1)];
+    state.position = last ? null : here;
     if (state.axis === "said") {
-      const steps = state.timeline.steps;
-      const step = steps[Math.min(value, steps.length - 1)];
-      const last = value >= steps.length - 1;
       state.asOf = state.since = null;
-      state.saidBefore = last ? null : steps[value + 1].at;
-      state.saidNotes = last ? null : step.notes;
-      $("as-of-label").textContent = `${step.label} · ${step.at.slice(0, 10)}${last ? " (the last)" : ""}`;
-      $("since-label").textContent = "";
-      if (state.summary) header(state.summary);
-      return;
+      state.saidBefore = last ? null : positions[i + 1].at;
+      $("as-of-label").textContent = `${here.label} · ${day(here.at)}${last ? " (the last)" : ""}`;
+    } else {
+      state.saidBefore = null;
+      state.asOf = last ? null : here.at;
+      $("as-of-label").textContent = last ? "now" : here.label;
     }
-    state.asOf = value >= state.now ? null : new Date(value).toISOString();
-    $("as-of-label").textContent = state.asOf ? when(state.asOf) : "now";
     const since = $("since");
-    since.max = String(value);
-    if ($("compare").checked) {
-      const s = Math.min(Number(since.value), value - 1);
-      state.since = new Date(s).toISOString();
-      $("since-label").textContent = when(state.since);
+    if (state.axis === "recorded" && $("compare").checked && i > 0) {
+      const j = Math.min(Number(since.value), i - 1);
+      since.value = String(j);
+      state.since = positions[j].at;
+      $("since-label").textContent = positions[j].label;
     } else {
       state.since = null;
       $("since-label").textContent = "";
     }
+    if (state.summary) header(state.summary);
   }
 
-  /** The slider over recorded time (milliseconds, as of a moment) or said time (a step per session or day). */
   async function switchAxis() {
     const axis = $("axis").value;
-    const slider = $("as-of");
-    if (axis === "said") {
-      try {
-        state.timeline = state.timeline || await api("timeline");
-      } catch (err) {
-        status(err.message, true);
-        $("axis").value = "recorded";
-        return;
-      }
-      if (!state.timeline.steps.length) {
+    try {
+      if (!await loadSlider(axis)) {
         status("No note says when it happened (no event time): the memory has only the time it was recorded.");
-        $("axis").value = "recorded";
+        $("axis").value = state.axis;
         return;
       }
-      state.axis = "said";
-      slider.min = "0";
-      slider.max = String(state.timeline.steps.length - 1);
-      slider.value = slider.max;
-      $("compare").checked = false;
-      $("compare").disabled = $("since").disabled = $("now").disabled = true;
-    } else {
-      state.axis = "recorded";
-      state.saidBefore = state.saidNotes = null;
-      slider.min = String(state.first - 1);
-      slider.max = String(state.now);
-      slider.value = String(state.now);
-      $("compare").disabled = $("now").disabled = false;
+    } catch (err) {
+      status(err.message, true);
+      $("axis").value = state.axis;
+      return;
     }
+    state.axis = axis;
+    const said = axis === "said";
+    if (said) $("compare").checked = false;
+    $("compare").disabled = said;
+    $("since").disabled = said || !$("compare").checked;
     redraw();
-    if (state.summary) header(state.summary);
   }
 
   /** Another moment: the graph and the panel again, as of it (the tiers are today's: their panel stays). */
@@ -612,9 +778,9 @@
 
   function legend() {
     const items = [["current", "current"], ["superseded", "superseded"], ["archived", "archived"], ["entity", "entity"],
-      ["added", "added since"], ["changed", "changed since"]];
+      ["topic", "topic"], ["added", "added since"], ["changed", "changed since"]];
     put($("legend"), el("h3", null, "Legend"), items.map(([cls, text]) => el("div", null, el("span", { class: "swatch " + cls }), text)),
-      el("div", null, "dashed: session order · dotted: mentions · red dashed: a link ended since"));
+      el("div", null, "down the graph: time · boxes: sessions (or days) · dashed: in order · arcs: links · red dashed: a link ended since"));
   }
 
   // A tenant that holds nothing: say so, and name the tenants that hold something (a typo is the usual cause).
@@ -632,8 +798,9 @@
   function header(summary) {
     state.summary = summary;
     const c = summary.counts;
-    if (state.saidNotes !== null) {  // the slider in said time: the notes said by then
-      $("counts").textContent = `${state.saidNotes} of ${c.Note || 0} notes said by then`;
+    const here = state.position;
+    if (here) {  // the slider before now: what the memory held (or the conversation had said) by then
+      $("counts").textContent = `${here.notes} of ${state.slider.notes} notes · ${plural(here.entities, "entity", "entities")} · ${state.axis} by then`;
       return;
     }
     const queue = summary.queue && summary.queue.pending
@@ -641,8 +808,8 @@
     $("counts").textContent = `${c.Note || 0} notes · ${c.Entity || 0} entities · ${c.Page || 0} pages · ${c.Segment || 0} segments · ${c.Fact || 0} facts${queue}`;
   }
 
-  // The memory as an agent writes it: the counts follow every few seconds; while the page shows the network as it
-  // is now (the slider at "now", no note or search open), the new notes are drawn too.
+  // The memory as an agent writes it: the counts follow every few seconds; while the page shows the memory as it is
+  // now (the slider at its end, no note or search open), what was written is drawn too.
   const FOLLOW_MS = 1500;
   async function follow() {
     if (document.hidden) return;
@@ -656,18 +823,20 @@
     const counted = JSON.stringify(summary.counts);
     if (counted === state.counted) return;
     state.counted = counted;
-    const atNow = state.asOf === null;
-    state.now = Date.parse(summary.now);
-    if (state.axis === "said") return;  // its steps are read when the slider switches to said time
-    for (const id of ["as-of", "since"]) $(id).max = String(state.now);
-    if (atNow) $("as-of").value = String(state.now);
-    if (atNow && state.view.kind === "overview" && state.panel.kind === "notes" && state.tab === "network") showNetwork();
+    const atNow = state.position === null;
+    try {
+      await loadSlider(state.axis, { keep: true });
+    } catch (err) {
+      return;
+    }
+    if (atNow && state.view.kind !== "search" && state.panel.kind === "notes" && state.tab === "network") showNetwork();
   }
 
   async function start() {
     window.amemViewer = { cy: null, state };
     if (new URLSearchParams(location.search).has("token")) history.replaceState(null, "", location.pathname);
     legend();
+    const drawn = new Promise((resolve) => { firstDrawn = resolve; });
     showNetwork();  // beside the summary: the graph needs nothing from it
     $("search-form").addEventListener("submit", (e) => { e.preventDefault(); runSearch(); });
     $("filters").addEventListener("submit", (e) => { e.preventDefault(); applyFilters(); });
@@ -680,16 +849,10 @@
       header(summary);
       state.counted = JSON.stringify(summary.counts);
       if (summary.empty) emptyTenant(summary);
-      state.now = Date.parse(summary.now);
-      state.first = summary.first ? Date.parse(summary.first) : state.now - 1;
-      for (const id of ["as-of", "since"]) {
-        $(id).min = String(state.first - 1);
-        $(id).max = String(state.now);
-      }
-      $("as-of").value = String(state.now);
-      $("since").value = String(state.first - 1);
-
-    } catch (err) {  // the time controls need the summary's span; the rest works without it
+      await drawn;  // the slider reads the whole memory's times: after the first graph, not beside it
+      await loadSlider("recorded");
+      timeChanged();
+    } catch (err) {  // the time controls need the slider's steps; the rest works without them
       status(err.message, true);
       return;
     }
@@ -700,7 +863,8 @@
     $("since").addEventListener("input", timeChanged);
     $("since").addEventListener("change", redraw);
     $("compare").addEventListener("change", () => { $("since").disabled = !$("compare").checked; redraw(); });
-    $("now").addEventListener("click", () => { $("as-of").value = String(state.now); redraw(); });
+    $("now").addEventListener("click", () => { $("as-of").value = $("as-of").max; redraw(); });
+    document.body.dataset.ready = "1";
   }
 
   /** The filters' suggestions, read after the first view: they wait for nothing else. */
