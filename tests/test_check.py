@@ -104,6 +104,30 @@ def test_each_rule_finds_its_damage(memory: AgenticMemory, damage: Callable[[lis
     assert all(v.rule == rule for v in report.violations)
 
 
+def test_the_ranking_statistics_are_recounted(memory: AgenticMemory) -> None:
+    """The statistics search ranks with (Term and Corpus nodes on Neo4j, the postings of the embedded store) are
+    recounted from the texts: one term's count off by one, or a field's document count, is found."""
+    fill(memory)
+    assert memory.admin.check().sound
+    store: Any = memory._store
+    if memory.admin.kind == "neo4j":
+        store._driver.execute_query(
+            "MATCH (t:Term {tenant: $tenant, index: 'note_text', term: 'potteri'}) SET t.df = [n IN t.df | n + 1]",
+            {"tenant": memory.tenant})
+        store._driver.execute_query(
+            "MATCH (c:Corpus {tenant: $tenant, index: 'page_text'}) SET c.docs = [n IN c.docs | n + 2]",
+            {"tenant": memory.tenant})
+    else:
+        store.statistics("note_text", memory.tenant)  # the postings caught up with the graph, then damaged
+        text = store._fulltext.tenants[memory.tenant]
+        text.postings["content"]["potteri"][-1] = 1
+        store._page_text.tenants[memory.tenant].docs["user_text"] += 2
+    report = memory.admin.check()
+    assert set(report.counts) == {"statistics"}, report.violations
+    details = " ".join(v.detail for v in report.violations)
+    assert "note_text content term 'potteri'" in details and "page_text user_text" in details
+
+
 def test_the_cli_says_sound_or_exits_10(memory: AgenticMemory, cli_env: dict[str, str]) -> None:
     if memory.admin.kind == "embedded":
         pytest.skip("the CLI opens the embedded store's folder, which this process holds")

@@ -38,7 +38,7 @@ from ..api import AgenticMemory
 from ..embedding import Embedder, canonical_model
 from ..errors import AmemError, SchemaMismatch
 from ..maintenance import admin
-from ..maintenance.invariants import check
+from ..maintenance.invariants import TenantCheck, check
 from ..models import NoteInput, RetentionPolicy
 from ..server import free_port, private_server
 from ..settings import Settings
@@ -372,24 +372,26 @@ def _verify(env: dict[str, str], tenant: str, store: str, acked_notes: dict[str,
             last_step: int, to: str | None = None, *, complete: bool = False) -> dict[str, Any]:
     settings = Settings.from_env(env)
 
-    def exported(model: str) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    def exported(model: str) -> tuple[dict[str, Any], list[dict[str, Any]], TenantCheck | None]:
+        """The tenant's export, and `check` of it with its ranking statistics."""
         with AgenticMemory(replace(settings, embedding_model=model), tenant=tenant) as memory:
             header, records = memory.admin.export()
-            return header, list(records)
+            return header, list(records), memory.admin.check()
 
     try:
         try:  # on the model the parent last heard of: one load of an embedded store
-            header, records = exported(settings.embedding_model)
+            header, records, checked = exported(settings.embedding_model)
         except SchemaMismatch:
             marker = admin.database_stats(settings).schema
             if marker.get("consolidating"):  # a consolidation the kill stopped: no memory opens until it is done
                 header, records = admin.export_unchecked(settings, tenant)
+                checked = None
             else:
-                header, records = exported(marker["embedding_model"])
+                header, records, checked = exported(marker["embedding_model"])
     except AmemError as err:  # the store would not open: the worst outcome, reported as such
         return {"open_error": str(err), "lost": len(acked_notes), "partial_batches": 0, "invariant_violations": {},
                 "sound": False}
-    report = check(tenant, header["dimension"], records)
+    report = checked or check(tenant, header["dimension"], records)  # unfinished consolidation: no statistics read
     notes = {r["props"]["id"]: r["props"] for r in records if r["kind"] == "node" and "Note" in r["labels"]}
     pages = {r["props"]["id"] for r in records if r["kind"] == "node" and "Page" in r["labels"]}
     lost = [i for i in acked_notes if i not in notes] + [p for p in acked_pages if p not in pages]

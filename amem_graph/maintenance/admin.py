@@ -60,7 +60,8 @@ class Admin:
         """The invariants (`invariants.RULES`) over one tenant's graph as it stands; run it while nothing
         writes to the tenant, since it reads the tenant in pages."""
         header, records = self.export(tenant)
-        return invariants.check(header["tenant"], header["dimension"], records)
+        kept = self._store.read(header["tenant"], lambda tx: {i: tx.statistics(i) for i in invariants.INDEXED})
+        return invariants.check(header["tenant"], header["dimension"], records, kept)
 
     def tenants(self, *, near: str | None = None) -> list[str]:
         """Every tenant in the database (sorted); with `near`, the spellings closest to it first (what to offer for a

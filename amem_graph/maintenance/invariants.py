@@ -14,6 +14,8 @@ from typing import Any, get_args
 
 from ..ingest.transfer import LABELS, RELATIONSHIP_TYPES
 from ..models import LINK_TYPES, AnalysisKind
+from ..store.bm25 import Document, Statistics, counts_of
+from ..store.lucene import PAGE_FIELDS, TEXT_FIELDS
 
 RULES = {
     "ends": "every relationship joins two nodes of the tenant",
@@ -28,6 +30,8 @@ RULES = {
     "passages": "a passage belongs to one note, spans part of its content, and has a vector of the index's dimension",
     "archives": "a note is archived exactly when its archive periods are open: an odd number of bounds, the last its "
                 "archived_at",
+    "statistics": "the ranking statistics search reads (per field, the documents and terms; per term, the documents "
+                  "that hold it) are those the tenant's notes and pages give",
     "analysis": "a note is analysed or queued (its analysis is one the engine knows), and the model's analysis that "
                 "was queued for it applied at most once, never while it is still marked pending",
 }
@@ -60,8 +64,10 @@ class TenantCheck:
             self.violations.append(Violation(rule, detail))
 
 
-def check(tenant: str, dimension: int | None, records: Iterable[Mapping[str, Any]]) -> TenantCheck:
-    """The rules over one tenant's export records (nodes, then relationships, as `admin.export` gives them)."""
+def check(tenant: str, dimension: int | None, records: Iterable[Mapping[str, Any]],
+          statistics: Mapping[str, Statistics] | None = None) -> TenantCheck:
+    """The rules over one tenant's export records (nodes, then relationships, as `admin.export` gives them), and
+    the ranking statistics its store keeps (by index), when given."""
     report = TenantCheck(tenant)
     nodes: dict[str, Mapping[str, Any]] = {}
     rels: list[Mapping[str, Any]] = []
@@ -93,7 +99,28 @@ def check(tenant: str, dimension: int | None, records: Iterable[Mapping[str, Any
     _mentions(report, nodes, kept)
     _passages(report, nodes, kept, dimension)
     _analyses(report, nodes, by_label["Note"])
+    if statistics is not None:
+        _statistics(report, by_label, statistics)
     return report
+
+
+INDEXED = {"note_text": ("Note", TEXT_FIELDS), "page_text": ("Page", PAGE_FIELDS)}
+
+
+def _statistics(report: TenantCheck, by_label: Mapping[str, list[Mapping[str, Any]]],
+                kept: Mapping[str, Statistics]) -> None:
+    """Each index's statistics as the store keeps them against those recounted from the texts."""
+    for index, (label, fields) in INDEXED.items():
+        docs, tokens, df = counts_of(Document.of(fields, [props.get(f) for f in fields]) for props in by_label[label])
+        held = kept.get(index, Statistics({}, {}, {}))
+        for name, counted, stored in (("documents", docs, held.docs), ("terms", tokens, held.tokens)):
+            for field_name in sorted(set(counted) | set(stored)):
+                if counted.get(field_name, 0) != stored.get(field_name, 0):
+                    report.add("statistics", f"{index} {field_name}: {stored.get(field_name, 0)} {name} kept, "
+                                             f"{counted.get(field_name, 0)} in the texts")
+        for key in sorted(k for k in set(df) | set(held.df) if df.get(k, 0) != held.df.get(k, 0)):
+            report.add("statistics", f"{index} {key[0]} term {key[1]!r}: in {held.df.get(key, 0)} documents kept, "
+                                     f"{df.get(key, 0)} in the texts")
 
 
 def _analyses(report: TenantCheck, nodes: Mapping[str, Any], notes: list[Mapping[str, Any]]) -> None:

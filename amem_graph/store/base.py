@@ -29,6 +29,7 @@ from ..models import (
     Step,
     Supersession,
 )
+from .bm25 import Statistics
 
 SCHEMA_VERSION = 11  # 2: tenant locks, Evolution nodes; 3: sessions, speakers, neighbourhood; 4: MemoryOS tiers;
 # 5: store keys (the LangGraph store); 6: entities; 7: passages, the names speakers are called by; 8: link periods,
@@ -196,6 +197,11 @@ class NoteTx(Protocol):
         candidate). A path scores its seed × per step (decay × type weight × confidence), plus
         `speaker_prior` for a note by one of `names`. Only the first `deep_seeds` seeds go past one hop.
         One statement on Neo4j: search's hot path saves its round trips."""
+
+    def statistics(self, index: str) -> Statistics:
+        """The tenant's ranking statistics of one fulltext index ("note_text" or "page_text") as the store keeps
+        them for search (Corpus and Term nodes on Neo4j, postings on the embedded store), in full: what `check`
+        recounts from the texts."""
 
     def placed(self, filters: SearchFilter) -> list[Placed]:
         """Where each note `filters` admits lies in time, and the keys of the entities it mentions (their own,

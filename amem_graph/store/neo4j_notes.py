@@ -27,9 +27,9 @@ from ..models import (
 )
 from . import cypher
 from .base import EVERY, Counted, EvolutionRecord, History, NoteRevision, NoteUsage, Placed
-from .bm25 import boosts_of, query_terms
+from .bm25 import Statistics, boosts_of, query_terms
 from .lucene import TEXT_FIELDS, lucene_query, query_words
-from .neo4j_text import RESCORED, Neo4jText, documents, rescored
+from .neo4j_text import INDEXES, RESCORED, Neo4jText, documents, rescored
 from .records import (
     brief_note,
     evolution_from_record,
@@ -350,6 +350,13 @@ class Neo4jNotes(Neo4jText):
             speaker_prior=speaker_prior, deep_seeds=deep_seeds, **filters.params(),
         )
         return [(note_from_record(r["note"]), float(r["score"]), [Step(**step) for step in r["path"]]) for r in rows]
+
+    def statistics(self, index: str) -> Statistics:
+        fields = INDEXES[index]
+        row = self.run("terms/statistics", index=index)[0]
+        df = {(name, r[0]): held for r in row["terms"] for name, held in zip(fields, r[1], strict=True) if held}
+        return Statistics(dict(zip(fields, row["docs"] or [0] * len(fields), strict=True)),
+                          dict(zip(fields, row["tokens"] or [0] * len(fields), strict=True)), df)
 
     def placed(self, filters: SearchFilter) -> list[Placed]:
         return [Placed(r["id"], r["session"], r["seq"], time_of(r["event_time"]), time_of(r["created_at"]),

@@ -26,6 +26,7 @@ from ...models import (
     in_periods,
 )
 from ..base import EVERY, Counted, EvolutionRecord, History, NoteRevision, NoteUsage, Placed
+from ..bm25 import Statistics
 from ..lucene import TEXT_FIELDS, check_fields, query_words
 from ..records import evolution_from_record, link_periods, version_from_record
 from .fulltext import best
@@ -472,6 +473,10 @@ class EmbeddedNotes:
                 longer = (*path, (node, rel))
                 yield nxt, gained, longer
                 stack.append((nxt, gained, longer))
+
+    def statistics(self, index: str) -> Statistics:
+        """cypher/terms/statistics.cypher."""
+        return self._store.statistics(index, self.tenant)
 
     def placed(self, filters: SearchFilter) -> list[Placed]:
         """cypher/note/placed.cypher."""

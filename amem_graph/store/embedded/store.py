@@ -24,6 +24,7 @@ from ...embedding import canonical_model
 from ...errors import StoreUnavailable
 from ...models import LINK_TYPES, Note
 from ..base import SCHEMA_VERSION, SchemaState, SchemaWrite, StoreStats, Tx, refuse_stale_writer
+from ..bm25 import Statistics
 from ..folded import Folded
 from ..lucene import PAGE_FIELDS, TEXT_FIELDS
 from ..records import note_from_record
@@ -231,6 +232,16 @@ class EmbeddedStore(EmbeddedAdmin):
         """BM25 of the tenant's pages for `words`, with the tenant's statistics."""
         self._catch_up()
         return self._page_text.scores(tenant, words, fields)
+
+    def statistics(self, index: str, tenant: str) -> Statistics:
+        """The tenant's statistics of one index as its postings hold them."""
+        self._catch_up()
+        fulltext = {"note_text": self._fulltext, "page_text": self._page_text}[index]
+        text = fulltext.tenants.get(tenant)
+        if text is None:
+            return Statistics({}, {}, {})
+        return Statistics({f: n for f, n in text.docs.items() if n}, {f: n for f, n in text.tokens.items() if n},
+                          {(f, t): len(held) for f, terms in text.postings.items() for t, held in terms.items()})
 
     def _catch_up(self) -> None:
         """Bring the fulltext indexes up to the graph (under the store's lock)."""

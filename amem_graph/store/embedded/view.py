@@ -9,6 +9,7 @@ from typing import Protocol
 import numpy as np
 
 from ...models import Note
+from ..bm25 import Statistics
 from .graph import Node, PropertyGraph
 
 
@@ -24,3 +25,5 @@ class StoreView(Protocol):
     def note_scores(self, tenant: str, words: Sequence[str], fields: Mapping[str, float] | None) -> dict[int, float]: ...
 
     def page_scores(self, tenant: str, words: Sequence[str], fields: Mapping[str, float] | None) -> dict[int, float]: ...
+
+    def statistics(self, index: str, tenant: str) -> Statistics: ...
