@@ -5,13 +5,17 @@ links its adds make are exactly those of the same history written with no neighb
 
 from __future__ import annotations
 
+import os
 import random
 import uuid
 from collections.abc import Callable
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
+import amem_graph.store.neo4j_notes as neo4j_notes
 from amem_graph import AgenticMemory
 from amem_graph.models import NoteInput
 
@@ -178,3 +182,84 @@ def test_both_stores_rank_a_tenants_notes_alike(
 def scores(hits: list[tuple[Any, ...]]) -> list[float]:
     """A search's scores in a row (-1 for an index that did not find a hit)."""
     return [-1.0 if value is None else value for hit in hits for value in hit[1:]]
+
+
+# -- past the candidate cuts: histories drawn by hypothesis ---------------------------------------------------------
+
+DRAWN = settings(max_examples=int(os.environ.get("AMEM_ISOLATION_EXAMPLES", "3")), deadline=None, derandomize=True,
+                 suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow,
+                                        HealthCheck.data_too_large])
+QUERY_WORDS = sorted({w.lower().strip("?") for q in QUERIES for w in q.split()} | set(WORDS))
+
+words = st.lists(st.sampled_from(QUERY_WORDS), min_size=3, max_size=14).map(" ".join)
+
+
+@st.composite
+def crowded_histories(draw: Any) -> dict[str, Any]:
+    """A tenant of 60 to 140 notes, most of them holding the queries' words (past the 50 keyword candidates Lucene
+    hands over), in sessions, then updates and deletes; and a neighbour's floods of the same words, written before,
+    between and after, in bulk and one by one."""
+    notes = draw(st.lists(st.tuples(st.sampled_from(SPEAKERS), words, st.sampled_from(("s1", "s2", None))),
+                          min_size=60, max_size=140))
+    changes = draw(st.lists(st.tuples(st.sampled_from(("update", "delete")), st.integers(0, 10**6), words),
+                            max_size=8))
+    floods = draw(st.lists(st.lists(words, min_size=1, max_size=300), min_size=3, max_size=3))
+    return {"notes": notes, "changes": changes, "floods": floods}
+
+
+def _drawn_history(memory: AgenticMemory, tenant: str, history: dict[str, Any],
+                   flood: Callable[[int], None]) -> dict[str, Any]:
+    flood(0)
+    rows = [NoteInput(content=f"{speaker}: {text} {i}", id=f"{tenant}-n{i}", session=session, speaker=speaker)
+            for i, (speaker, text, session) in enumerate(history["notes"])]
+    half = len(rows) // 2
+    memory.add_many(rows[:half])
+    flood(1)
+    memory.add_many(rows[half:])
+    held = [row.id for row in rows]
+    for kind, pick, text in history["changes"]:
+        target = held[pick % len(held)]
+        if kind == "update":
+            memory.update(target, context=text, keywords=text.split()[:4])
+        elif len(held) > 1:
+            memory.delete(target)
+            held.remove(target)
+    flood(2)
+    local = {f"{tenant}-n{i}": f"n{i}" for i in range(len(rows))}
+    found: dict[Any, Any] = {}
+    for query in QUERIES:
+        for mode in ("hybrid", "fulltext", "vector"):
+            found[query, mode] = [(local[h.note.id], round(h.score, 6)) for h in memory.search(query, k=10, mode=mode)]
+    return found
+
+
+@pytest.mark.slow
+@DRAWN
+@given(history=crowded_histories())
+def test_isolation_holds_past_the_candidate_cuts(
+    memory: AgenticMemory, open_memory: Callable[[str], AgenticMemory], monkeypatch: pytest.MonkeyPatch,
+    history: dict[str, Any],
+) -> None:
+    """Tenants past the keyword candidates Lucene hands over, searched through the shared vector index (forced on
+    Neo4j: no exact scan of a small tenant), with a neighbour flooding the same words: a tenant's hits and scores,
+    by every mode, are those it gets with no neighbour writing."""
+    monkeypatch.setattr(neo4j_notes, "EXACT_NOTES", 0)
+    monkeypatch.setattr(neo4j_notes, "EXACT_PASSAGES", 0)
+    run = uuid.uuid4().hex[:8]
+    alone, crowded, flooder = f"alone-{run}", f"crowded-{run}", f"flood-{run}"
+    with open_memory(alone) as first, open_memory(crowded) as second, open_memory(flooder) as neighbour:
+        def flood(step: int) -> None:
+            texts = history["floods"][step]
+            neighbour.add_many([NoteInput(content=f"Caroline: {t} {step}-{i}") for i, t in enumerate(texts)])
+            if texts:
+                neighbour.add(" ".join(texts)[:20_000], speaker="Caroline")
+
+        try:
+            expected = _drawn_history(first, alone, history, lambda _: None)
+            got = _drawn_history(second, crowded, history, flood)
+        finally:
+            for tenant in (alone, crowded, flooder):
+                memory.admin.delete_tenant(tenant)
+    assert any(expected.values()), "the searches found nothing: the test tests nothing"
+    moved = {key: (expected[key], got[key]) for key in expected if got[key] != expected[key]}
+    assert not moved, f"{len(moved)} of {len(expected)} searches moved: {sorted(moved)}"

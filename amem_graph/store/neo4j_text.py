@@ -20,9 +20,11 @@ from neo4j import Record
 from .bm25 import Document, Statistics, boosts_of, clauses, counts_of, query_terms, score
 from .lucene import PAGE_FIELDS, TEXT_FIELDS
 
-# Candidates Lucene hands over per search, at least: a tenant whose matching notes are no more than this gets
-# exactly the ranking the embedded store gives.
-RESCORED = 50
+# Candidates Lucene hands over per search, at least: a tenant whose notes matching a query are no more than this
+# gets exactly the ranking the embedded store gives, whatever its neighbours write. Past it, Lucene's database-wide
+# scores choose which of them are rescored. Reading more costs each search that matches many notes
+# (BENCHMARKS.md, "Isolation").
+RESCORED = 500
 INDEXES = {"note_text": TEXT_FIELDS, "page_text": PAGE_FIELDS}
 _COUNT_BATCH = 5_000  # Term rows per statement when a tenant is counted whole
 
