@@ -31,11 +31,11 @@ from ..models import (
 )
 from .bm25 import Statistics
 
-SCHEMA_VERSION = 11  # 2: tenant locks, Evolution nodes; 3: sessions, speakers, neighbourhood; 4: MemoryOS tiers;
+SCHEMA_VERSION = 12  # 2: tenant locks, Evolution nodes; 3: sessions, speakers, neighbourhood; 4: MemoryOS tiers;
 # 5: store keys (the LangGraph store); 6: entities; 7: passages, the names speakers are called by; 8: link periods,
 # the end of a note's valid time, archived notes, retention policies; 9: each tenant's BM25 statistics (Neo4j: Term,
 # Corpus); 10: a neighbourhood keeps no versions (store/upgrade.py); 11: the analysis queue (pending notes by their
-# analysis, on Neo4j an index and a lock node)
+# analysis, on Neo4j an index and a lock node); 12: a tenant's store keys by tenant (Neo4j: Note(tenant, store_key))
 
 
 @dataclass(frozen=True)

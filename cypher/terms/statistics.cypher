@@ -3,6 +3,7 @@
 OPTIONAL MATCH (c:Corpus {tenant: $tenant, index: $index})
 CALL () {
   MATCH (t:Term {tenant: $tenant, index: $index})
+  WHERE t.term IS NOT NULL  // the (tenant, index, term) index then serves it
   RETURN collect([t.term, t.df]) AS terms
 }
 RETURN c.docs AS docs, c.tokens AS tokens, terms
