@@ -360,10 +360,10 @@ def arguments(schema: dict[str, Any], defs: dict[str, Any], sane: bool) -> Any:
 
 @st.composite
 def tool_calls(draw: Any) -> tuple[str, str, dict[str, Any]]:
-    """A call of an MCP tool: a third with arguments its schema accepts (`well-formed`), a third with its own
-    argument names holding anything (`its names`), a third with any name and any arguments (`anything`)."""
+    """A call of an MCP tool: half with arguments its schema accepts (`well-formed`), a quarter with its own argument
+    names holding anything (`its names`), a quarter with any name and any arguments (`anything`)."""
     schemas = tool_schemas()
-    roll = draw(st.integers(0, 2))
+    roll = draw(st.sampled_from([0, 0, 1, 2]))  # hypothesis draws integers unevenly: the shares, as sampled
     if roll == 2:
         name = draw(st.sampled_from(sorted(schemas)) | hostile_text)
         names = st.sampled_from(sorted({key for schema in schemas.values() for key in schema["properties"]}))
@@ -379,10 +379,12 @@ def tools(memory: AgenticMemory) -> Any:
     return memory_server(memory)
 
 
-@pytest.fixture
 def note_of_tenant(memory: AgenticMemory) -> str:
-    note = memory.add("Gina opened a bakery on Main Street.", tags=["work"], session="s1")
-    memory.update(note.id, content="Gina opened a bakery and a cafe on Main Street.", reason="she grew")
+    """A note with two versions for the tools to name: the same one each case, written again when a case deleted
+    it (the same content from the same source is stored once)."""
+    note = memory.add("Gina opened a bakery on Main Street.", tags=["work"], session="s1", source="hostile:tools")
+    if note.version == 1:
+        memory.update(note.id, context="Her bakery on Main Street.", reason="a second version to revert to")
     return note.id
 
 
@@ -397,7 +399,7 @@ def with_note(value: Any, note_id: str) -> Any:
 
 
 @given(call=tool_calls())
-def test_every_mcp_tool_takes_any_arguments_without_a_crash(tools: Any, bystander: Any, note_of_tenant: str,
+def test_every_mcp_tool_takes_any_arguments_without_a_crash(memory: AgenticMemory, tools: Any, bystander: Any,
                                                             call: tuple[str, str, dict[str, Any]]) -> None:
     """An MCP tool answers or returns a tool error the model can read (isError) that refuses the input; a crash
     (the SDK's UnexpectedToolError: a traceback kept on the server, what HTTP would serve as an internal error)
@@ -406,7 +408,7 @@ def test_every_mcp_tool_takes_any_arguments_without_a_crash(tools: Any, bystande
     from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
 
     shape, name, arguments = call
-    arguments = with_note(arguments, note_of_tenant)
+    arguments = with_note(arguments, note_of_tenant(memory))
     try:
         asyncio.run(tools.call_tool(name, arguments))
         event(f"{shape}: answered")
