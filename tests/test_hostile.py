@@ -2,8 +2,12 @@
 combining marks), huge and empty values (a 100,000-character word, only whitespace, mixed scripts), deeply
 nested metadata, tenants, ids and filters made of Cypher and Lucene syntax; times to read at in every form
 (naive, aware in any offset, far past and future, not ISO, before the tenant existed); retention policies of any
-value; embedding models that do not exist; every MCP tool with any arguments. Every call returns a correct answer
-or raises a typed error; none writes outside its tenant, and one refused changes nothing.
+value; embedding models that do not exist; every MCP tool, reached with its real arguments (half the calls
+well-formed by its schema); files to `ingest` and `import` of any shape (LoCoMo conversations, JSON Lines of notes
+or turns, exports: keys dropped, values of any type, odd dates, long files, lines of millions of characters).
+Every call returns a correct answer or raises a typed error that refuses the input: a store's failure
+(`StoreError`, directly or passed on by MCP) fails the test, as does a CLI exit other than 0, 2 or 3. None writes
+outside its tenant (a bystander tenant keeps its graph and its ranking statistics), and one refused changes nothing.
 
 Cases per test come from the hypothesis profile: `ci` (the default) keeps the suite short; the long run is
 `AMEM_HYPOTHESIS_PROFILE=long python -m pytest tests/test_hostile.py` (10,000 per test)."""
