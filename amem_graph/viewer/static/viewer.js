@@ -604,6 +604,7 @@
       const data = await api("entities", moment());
       if (!fresh()) return;
       const box = details(`Entities (${data.entities.length})`);
+      if (state.saidBefore) put(box, el("p", { class: "meta" }, "The entities as recorded now: said time moves the graph and the header's counts."));
       if (!data.entities.length) put(box, el("p", { class: "empty" }, "No entity yet."));
       for (const e of data.entities) {
         put(box, el("div", { class: "item entity-row", on: { click: () => showEntity(e.name) } },
