@@ -111,11 +111,13 @@ def event_time(value: Any, name: str = "event time") -> datetime | None:
         raise InvalidInput(f"{name} must be a datetime, got {type(value).__name__}")
     value = value if value.tzinfo else value.replace(tzinfo=timezone.utc)
     try:
-        value.astimezone(timezone.utc)  # what a store compares and Neo4j's driver sends: it must exist
+        # In UTC: what a store compares and keeps (Neo4j reads times back in UTC), and an offset Neo4j can take
+        # (Python allows offsets up to a day, Neo4j up to 18 hours).
+        utc = value.astimezone(timezone.utc)
     except OverflowError:
         raise InvalidInput(f"{name} {value.isoformat()} is out of range: in UTC it falls before year 1 or after "
                            "year 9999") from None
-    return to_millis(value)
+    return to_millis(utc)
 
 
 def to_millis(value: datetime) -> datetime:
