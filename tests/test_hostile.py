@@ -486,8 +486,8 @@ def mutated(draw: Any, base: Any) -> Any:
 
 def huge(lines: list[str]) -> Any:
     """Sometimes the file many times over (a long file), or one line of millions of characters."""
-    return st.integers(0, 15).map(
-        lambda roll: lines * 100 if roll == 0 else [json.dumps({"content": "x" * 3_000_000})] if roll == 1 else lines)
+    return st.integers(0, 31).map(
+        lambda roll: lines * 50 if roll == 0 else [json.dumps({"content": "x" * 3_000_000})] if roll == 1 else lines)
 
 
 def _ingest(cli_env: dict[str, str], path: Any, tenant: str, *options: str) -> Any:
