@@ -23,7 +23,7 @@ from .lucene import PAGE_FIELDS, TEXT_FIELDS
 # Candidates Lucene hands over per search, at least: a tenant whose notes matching a query are no more than this
 # gets exactly the ranking the embedded store gives, whatever its neighbours write. Past it, Lucene's database-wide
 # scores choose which of them are rescored. Reading more costs each search that matches many notes
-# (BENCHMARKS.md, "Isolation").
+# (BENCHMARKS.md, "Neo4j keyword candidates").
 RESCORED = 500
 INDEXES = {"note_text": TEXT_FIELDS, "page_text": PAGE_FIELDS}
 _COUNT_BATCH = 5_000  # Term rows per statement when a tenant is counted whole
