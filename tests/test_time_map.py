@@ -71,8 +71,11 @@ def test_the_recorded_slider_gathers_moments_by_the_finest_unit_that_keeps_them_
     steps = time_map.slider(each_ms, {}, "recorded")["steps"]
     assert len(steps) == 50 and steps[0]["label"].endswith(".000") and steps[-1]["notes"] == 50
     seconds = [placed(i, recorded=T0 + timedelta(milliseconds=300 * i)) for i in range(500)]
-    steps = time_map.slider(seconds, {}, "recorded")["steps"]
+    found = time_map.slider(seconds, {}, "recorded")
+    steps = found["steps"]
     assert len(steps) == 150 and steps[-1]["notes"] == 500  # 150 seconds of writes: one step a second
+    # A step ends with its last moment; what comes before the first step starts before the first write.
+    assert steps[0]["at"] == (T0 + timedelta(milliseconds=900)).isoformat() and found["first"] == T0.isoformat()
     years = [placed(i, recorded=T0 + timedelta(days=30 * i)) for i in range(500)]
     assert len(time_map.slider(years, {}, "recorded")["steps"]) <= 200
     with pytest.raises(InvalidInput):

@@ -130,6 +130,7 @@ def test_a_conversation_in_the_viewer(
             page.wait_for_selector('#details[data-empty="1"]')
             assert memory.tenant in page.locator("#details .tenants").inner_text()
             _shot(page, "unknown-tenant", tmp_path)
+            page.goto("about:blank")
 
         assert not errors, f"the page logged errors or warnings: {errors}"
     except Exception:

@@ -190,7 +190,8 @@ def slider(notes: Sequence[Placed], shown: Shown, axis: Axis) -> dict[str, Any]:
     read with `before` the next step's; recorded time, the last moment of the step, read `as_of` it) and the notes
     and distinct entities the memory held by its end. Said time steps by session (or day); recorded time by each
     moment the memory changed, gathered by the finest unit that keeps them within SLIDER_STEPS. `undated`: notes
-    the said axis cannot place (no event time)."""
+    the said axis cannot place (no event time); `first`: the recorded axis's first moment (a step ends with its
+    last: what is before the first step starts before this)."""
     if axis not in AXES:
         raise InvalidInput(f"axis must be one of {', '.join(AXES)}, got {axis!r}")
     said = [n for n in notes if n.event_time is not None]
@@ -207,7 +208,10 @@ def slider(notes: Sequence[Placed], shown: Shown, axis: Axis) -> dict[str, Any]:
         for note in held:
             seen |= by_note.get(note.id, set())
         out.append({"label": label, "at": at.isoformat(), "notes": seen_notes, "entities": len(seen)})
-    return {"axis": axis, "steps": out, "notes": len(notes), "undated": len(notes) - len(said) if axis == "said" else 0}
+    first = min((m for n in notes for m in (n.created_at, n.updated_at, n.invalid_at, *n.archived_periods) if m),
+                default=None) if axis == "recorded" else None
+    return {"axis": axis, "steps": out, "notes": len(notes), "undated": len(notes) - len(said) if axis == "said" else 0,
+            "first": None if first is None else first.isoformat()}
 
 
 def _recorded(notes: Sequence[Placed]) -> list[tuple[str, datetime, list[Placed]]]:

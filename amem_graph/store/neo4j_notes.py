@@ -355,8 +355,8 @@ class Neo4jNotes(Neo4jText):
         fields = INDEXES[index]
         row = self.run("terms/statistics", index=index)[0]
         df = {(name, r[0]): held for r in row["terms"] for name, held in zip(fields, r[1], strict=True) if held}
-        return Statistics(dict(zip(fields, row["docs"] or [0] * len(fields), strict=True)),
-                          dict(zip(fields, row["tokens"] or [0] * len(fields), strict=True)), df)
+        return Statistics({f: n for f, n in zip(fields, row["docs"] or (), strict=False) if n},
+                          {f: n for f, n in zip(fields, row["tokens"] or (), strict=False) if n}, df)
 
     def placed(self, filters: SearchFilter) -> list[Placed]:
         return [Placed(r["id"], r["session"], r["seq"], time_of(r["event_time"]), time_of(r["created_at"]),

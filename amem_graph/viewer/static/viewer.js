@@ -7,6 +7,7 @@
   const state = {
     asOf: null, since: null, saidBefore: null, tab: "network", axis: "recorded", slider: null, positions: null,
     position: null,  // the slider's step, null at its end (now)
+    sliderLoads: 0,
     view: { kind: "overview" }, trail: [], filters: {}, note: null, drawn: 0, opened: 0,
     panel: { kind: "notes" },  // what the right-hand panel shows: notes, note, entity, entities, tiers, search
   };
@@ -240,7 +241,7 @@
       const note = item.note;
       const key = stepOf(note);
       if (key !== last) {
-        const node = { group: "nodes", classes: "header", data: { id: "h:" + key, kind: "header",
+        const node = { group: "nodes", classes: "header", data: { id: `h:${key}:${column.length}`, kind: "header",
           label: `${note.session ? note.session : "no session"} · ${day(note.event_time || note.created_at)}` } };
         els.push(node);
         column.push({ node, gap: last !== null });
@@ -319,7 +320,7 @@
     $("graph").dataset.ready = "0";
     status("Loading the network…");
     const view = state.view;
-    if (view.kind === "search") return;
+    if (view.kind === "search") return runSearch(view.q);
     crumbs();
     const mine = ticket();
     const asked = view.kind === "around" ? { around: view.id, hops: view.hops || 1 }
@@ -340,8 +341,12 @@
         what + (shown ? ", in the order they happened" : "") + (data.more ? " (the first; more lie beyond)" : "") + asOfText());
       if (state.panel.kind === "notes" && state.tab === "network") listNotes(data, claim({ kind: "notes" }));
     } catch (err) {
-      if (!stale(mine)) status(err.message, true);
-      firstDrawn();
+      if (stale(mine)) return;
+      status(err.message, true);
+      // A stretch of steps opened at another moment may not exist at this one: back to the overview.
+      if (view.kind === "span" && state.trail.length) back(0);
+    } finally {
+      firstDrawn();  // an answer came (drawn, failed or overtaken): the slider may read the memory's times now
     }
   }
 
@@ -529,6 +534,8 @@
       if (!stale(mine) && fresh()) renderSearch(data);
     } catch (err) {
       if (!stale(mine)) status(err.message, true);
+    } finally {
+      firstDrawn();
     }
   }
 
@@ -699,20 +706,23 @@
 
   /** The slider's positions over `axis`, read from the server: false where that time has nothing to show. */
   async function loadSlider(axis, { keep = false } = {}) {
+    const mine = ++state.sliderLoads;
     const data = await api("timeline", { axis });
+    if (mine !== state.sliderLoads) return true;  // a later load (another axis, newer steps) decides
     if (axis === "said" && !data.steps.length) return false;
     const slider = $("as-of");
-    const at = Number(slider.value);
-    const wasLast = !state.slider || at >= state.positions.length - 1;
-    const before = data.steps.length
-      ? [{ label: "before the first write", at: new Date(Date.parse(data.steps[0].at) - 1).toISOString(), notes: 0, entities: 0 }] : [];
+    const held = keep ? state.position : null;  // the moment shown before now, kept across new steps
+    const before = data.first
+      ? [{ label: "before the first write", at: new Date(Date.parse(data.first) - 1).toISOString(), notes: 0, entities: 0 }] : [];
     state.slider = data;
     state.positions = axis === "said" ? data.steps : [...before, ...data.steps];
     if (!state.positions.length) state.positions = [{ label: "now", at: null, notes: 0, entities: 0 }];
     const top = state.positions.length - 1;
     for (const id of ["as-of", "since"]) { $(id).min = "0"; $(id).max = String(top); }
-    slider.value = String(keep && !wasLast ? Math.min(at, top) : top);
+    const kept = held ? state.positions.findLastIndex((p) => p.at && Date.parse(p.at) <= Date.parse(held.at)) : -1;
+    slider.value = String(held ? Math.max(kept, 0) : top);
     slider.disabled = false;
+    if (held) timeChanged();
     return true;
   }
 
