@@ -208,8 +208,7 @@ def slider(notes: Sequence[Placed], shown: Shown, axis: Axis) -> dict[str, Any]:
         for note in held:
             seen |= by_note.get(note.id, set())
         out.append({"label": label, "at": at.isoformat(), "notes": seen_notes, "entities": len(seen)})
-    first = min((m for n in notes for m in (n.created_at, n.updated_at, n.invalid_at, *n.archived_periods) if m),
-                default=None) if axis == "recorded" else None
+    first = min(_moments(notes), default=None) if axis == "recorded" else None
     return {"axis": axis, "steps": out, "notes": len(notes), "undated": len(notes) - len(said) if axis == "said" else 0,
             "first": None if first is None else first.isoformat()}
 
@@ -217,7 +216,7 @@ def slider(notes: Sequence[Placed], shown: Shown, axis: Axis) -> dict[str, Any]:
 def _recorded(notes: Sequence[Placed]) -> list[tuple[str, datetime, list[Placed]]]:
     """The moments the memory changed (notes recorded, changed, superseded, archived or restored), gathered by the
     finest unit that keeps them within SLIDER_STEPS: (label, the last moment of the unit, the notes recorded in it)."""
-    moments = [m for n in notes for m in (n.created_at, n.updated_at, n.invalid_at, *n.archived_periods) if m]
+    moments = _moments(notes)
     if not moments:
         return []
     epoch = datetime(1970, 1, 1, tzinfo=UTC)
@@ -230,6 +229,11 @@ def _recorded(notes: Sequence[Placed]) -> list[tuple[str, datetime, list[Placed]
     for note in notes:
         recorded[(note.created_at - epoch) // unit].append(note)
     return [(_moment_label(last[b], unit), last[b], recorded.get(b, [])) for b in sorted(last)]
+
+
+def _moments(notes: Sequence[Placed]) -> list[datetime]:
+    """Every moment the memory changed these notes: recorded, last changed, superseded, archived or restored."""
+    return [m for n in notes for m in (n.created_at, n.updated_at, n.invalid_at, *n.archived_periods) if m]
 
 
 def _moment_label(at: datetime, unit: timedelta) -> str:
