@@ -124,7 +124,7 @@ def test_tenants_and_ids_of_any_text_are_typed_errors_or_scoped(memory: AgenticM
     typed(lambda: memory.delete(note_id))
     typed(lambda: memory.search("note", k=2, tenant=tenant))
     typed(lambda: memory.add_many([note_id, tenant], tenant=tenant))
-    if tenant not in (memory.tenant, f"{memory.tenant}-bystander"):  # what the case wrote, gone: the database stays clean
+    if tenant not in (memory.tenant, f"{memory.tenant}-bystander"):  # the database keeps nothing of the case
         typed(lambda: memory.admin.delete_tenant(tenant))
         assert typed(lambda: memory.search("note", k=2, tenant=tenant)) in (None, [])
     assert bystander()
