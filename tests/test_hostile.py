@@ -79,10 +79,15 @@ def fingerprint(memory: AgenticMemory, tenant: str) -> str:
     return hashlib.sha256("\n".join(rows).encode()).hexdigest()
 
 
+def bystander_of(tenant: str) -> str:
+    """The tenant beside `tenant` whose data no case may change."""
+    return f"{tenant}-bystander"
+
+
 @pytest.fixture
 def bystander(memory: AgenticMemory, open_memory) -> Any:
     """A tenant with a note, beside the one under attack; yields its fingerprint check."""
-    name = f"{memory.tenant}-bystander"
+    name = bystander_of(memory.tenant)
     with open_memory(name) as other:
         other.add("Bystander: my notes must stay as they are.")
         before = fingerprint(other, name)
@@ -124,7 +129,7 @@ def test_tenants_and_ids_of_any_text_are_typed_errors_or_scoped(memory: AgenticM
     typed(lambda: memory.delete(note_id))
     typed(lambda: memory.search("note", k=2, tenant=tenant))
     typed(lambda: memory.add_many([note_id, tenant], tenant=tenant))
-    if tenant not in (memory.tenant, f"{memory.tenant}-bystander"):  # the database keeps nothing of the case
+    if tenant not in (memory.tenant, bystander_of(memory.tenant)):  # the database keeps nothing of the case
         typed(lambda: memory.admin.delete_tenant(tenant))
         assert typed(lambda: memory.search("note", k=2, tenant=tenant)) in (None, [])
     assert bystander()
@@ -507,7 +512,7 @@ def _ingest(cli_env: dict[str, str], path: Any, tenant: str, *options: str) -> A
 def cli_bystander(cli_env: dict[str, str], cli_tenant: str) -> Any:
     """A tenant with a note beside the CLI's; yields its fingerprint check (opened for each look: the CLI opens
     the store itself)."""
-    name = f"{cli_tenant}-bystander"
+    name = bystander_of(cli_tenant)
     settings = Settings.from_env(cli_env)
     with AgenticMemory(settings, tenant=name) as other:
         other.add("Bystander: my notes must stay as they are.")
