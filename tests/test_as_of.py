@@ -16,7 +16,7 @@ from datetime import datetime, timedelta, timezone
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from mcp import Client
 from typer.testing import CliRunner
@@ -183,6 +183,10 @@ def budget_memory(settings: Settings, llm_memory: AgenticMemory) -> Iterator[Age
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
                                                                    HealthCheck.too_slow])
 @given(ops=operations)
+# A turn updated, then a turn after it in its session: its neighbourhood grows, and reads as of the moment between
+# must still show the line it held then.
+@example(ops=[("add", 0, "s1", [(1, "RELATES_TO")], None), ("update", 0, "content"),
+              ("add", 0, "s1", [(1, "RELATES_TO")], None)])
 def test_reads_as_of_a_moment_give_what_the_memory_held_then(
     llm: ScriptedLLM, budget_memory: AgenticMemory, ops: list[tuple[Any, ...]],
 ) -> None:

@@ -43,15 +43,21 @@ def neighbourhood_text(window: Sequence[Note | NoteInput]) -> str:
 
 def neighbourhoods(tail: Sequence[Note], new: NoteInput) -> tuple[str, dict[str, tuple[Note, str]]]:
     """The new note's neighbourhood, and the refreshed neighbourhood of each earlier note whose window
-    now reaches the new note; `tail` is the session's last notes, oldest first."""
+    now reaches the new note; `tail` is the session's last notes, oldest first.
+
+    An earlier note's text grows by the new turn at its end and keeps what it read: as-of reads cut the turns
+    that joined later off its end (core/timeline.py), so a turn's line rewritten in the middle (its note
+    updated since) would show in reads of moments before the rewrite."""
     turns: list[Note | NoteInput] = [*tail, new]
     last = len(turns) - 1
+    joined = neighbourhood_text([new])
 
     def window(i: int) -> str:
         return neighbourhood_text(turns[max(0, i - NEIGHBOURHOOD_TURNS) : i + NEIGHBOURHOOD_TURNS + 1])
 
     refreshed = {
-        note.id: (note, window(i)) for i, note in enumerate(tail) if last - i <= NEIGHBOURHOOD_TURNS
+        note.id: (note, f"{note.neighbourhood}\n{joined}" if note.neighbourhood else window(i))
+        for i, note in enumerate(tail) if last - i <= NEIGHBOURHOOD_TURNS
     }
     return window(last), refreshed
 
