@@ -9,7 +9,7 @@ Every call returns a correct answer or raises a typed error that refuses the inp
 (`StoreError`, directly or passed on by MCP) fails the test, as does a CLI exit other than 0, 2 or 3. None writes
 outside its tenant (a bystander tenant keeps its graph and its ranking statistics), and one refused changes nothing.
 
-Cases per test come from the hypothesis profile: `ci` (the default) keeps the suite short; the long run is
+Cases per test come from the hypothesis profile (tests/conftest.py): `ci` (the default) keeps the suite short; the long run is
 `AMEM_HYPOTHESIS_PROFILE=long python -m pytest tests/test_hostile.py` (10,000 per test)."""
 
 from __future__ import annotations
@@ -18,14 +18,13 @@ import asyncio
 import functools
 import hashlib
 import json
-import os
 from dataclasses import replace
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
 import pytest
 from click.testing import CliRunner
-from hypothesis import HealthCheck, event, given, settings
+from hypothesis import event, given
 from hypothesis import strategies as st
 from langchain_core.documents import Document
 from langgraph.store.base import InvalidNamespaceError
@@ -38,12 +37,6 @@ from amem_graph.integrations.langchain import AmemStore, AmemVectorStore
 from amem_graph.integrations.mcp.tools import memory_server
 
 STORES = ("neo4j", "embedded")
-
-settings.register_profile("ci", max_examples=25, deadline=None, derandomize=True,
-                          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
-settings.register_profile("long", max_examples=10_000, deadline=None,
-                          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
-settings.load_profile(os.environ.get("AMEM_HYPOTHESIS_PROFILE", "ci"))
 
 SYNTAX = ["'", '"', "`", "\\", "}", "{", ")", "(", "]", "[", "//", "/*", "*/", "$", ":", "-[:X]->", "MATCH (n)",
           "DETACH DELETE n", "tenant:", "AND", "OR", "NOT", "*", "?", "~", "^2", "+", "-", "!", "&&", "||",
