@@ -375,8 +375,14 @@ class AgenticMemory:
         def erase(tx: Tx) -> list[str] | None:
             found = tx.notes(ids=[note_id])
             quoted = found[0].session if found else None  # its words, as the turns around it quote them, go too
-            erase = (quoted, neighbourhood_text(found[:1]), found[0].created_at) if quoted else None
-            return tx.delete_note(note_id, erase=erase)
+            if not quoted:
+                return tx.delete_note(note_id)
+            # A neighbourhood keeps a turn's line as it read when the turn joined it: every content it had goes,
+            # the longest first, so that an earlier content inside a later one takes no part of it.
+            said = [found[0].content, *(v.content for v in tx.history([note_id]).versions.get(note_id, []))]
+            lines = sorted({neighbourhood_text([replace(found[0], content=text)]) for text in said},
+                           key=len, reverse=True)
+            return tx.delete_note(note_id, erase=(quoted, tuple(lines), found[0].created_at))
 
         restored = self._store.write(tenant, erase)
         if restored is None:

@@ -42,7 +42,6 @@ settings.register_profile("long", max_examples=10_000, deadline=None, suppress_h
 settings.load_profile(os.environ.get("AMEM_HYPOTHESIS_PROFILE", "ci"))
 
 
-
 def _base_settings() -> Settings:
     # The tests choose the database and the LLM themselves; the developer's own settings stay out.
     return Settings.from_env(

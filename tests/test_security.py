@@ -85,6 +85,19 @@ def test_a_deleted_note_leaves_nothing_of_what_it_said(memory: AgenticMemory, ar
     assert memory.admin.check().sound
 
 
+def test_a_deleted_turn_leaves_nothing_of_what_it_said_before_an_update(memory: AgenticMemory) -> None:
+    """The turns around a turn keep its line as it read when it joined them: deleting it takes every line it had."""
+    first, said = "Caroline: I went to the pottery class.", f"Melanie: My secret is {SECRET}."
+    ids = [memory.add(first, session="s1").id, memory.add(said, session="s1").id]
+    memory.update(ids[1], content=f"Melanie: My secret is {SECRET}, the parrot.")
+    ids += [memory.add(t, session="s1").id for t in ("Caroline: A blue bowl.", "Melanie: Nice bowl.")]
+    assert said in memory.get(ids[0]).neighbourhood  # the line as it joined, before the update
+    memory.delete(ids[1])
+    assert _traces(memory, memory.tenant, SECRET) == []
+    assert memory.get(ids[0]).neighbourhood == f"{first}\nCaroline: A blue bowl."
+    assert memory.admin.check().sound
+
+
 def test_deleting_a_tenant_leaves_an_empty_export(memory: AgenticMemory) -> None:
     memory.add(f"Alice's PIN is {SECRET}.", session="s1")
     memory.add_turn(f"Remember {SECRET}.", "I will.")

@@ -140,12 +140,14 @@ class NoteTx(Protocol):
         `evolution`, its Evolution node is then recorded: TRIGGERED_BY its trigger, REVISED the versions kept here
         (nothing if the trigger is missing)."""
 
-    def delete_note(self, note_id: str, *, erase: tuple[str, str, datetime | None] | None = None) -> list[str] | None:
+    def delete_note(
+        self, note_id: str, *, erase: tuple[str, tuple[str, ...], datetime | None] | None = None,
+    ) -> list[str] | None:
         """Delete a note with its links, its versions and the evolutions it triggered that revised no other
         note, closing its session chain; facts it alone superseded become valid again (their ids are
-        returned). None if there is no such note. With `erase` (session, line, when the note was recorded), the line
-        is then taken out of the neighbourhood text of the session's notes and of their versions, in place (with the
-        line break that joined it), where it appears, and its time out of their `neighbourhood_after`."""
+        returned). None if there is no such note. With `erase` (session, lines, when the note was recorded), each
+        line is then taken out of the neighbourhood text of the session's notes and of their versions, in place
+        (with the line break that joined it), where it appears, and the time out of their `neighbourhood_after`."""
 
     def link(
         self, links: Sequence[Link], evolution_id: str | None, *, invalidate: str | None = None,

@@ -189,12 +189,16 @@ class Neo4jNotes(Neo4jText):
         self.count_texts("note_text", documents("note_text", before), documents("note_text", after))
         return [(r["note_id"], r["version"]) for r in records]
 
-    def delete_note(self, note_id: str, *, erase: tuple[str, str, datetime | None] | None = None) -> list[str] | None:
+    def delete_note(
+        self, note_id: str, *, erase: tuple[str, tuple[str, ...], datetime | None] | None = None,
+    ) -> list[str] | None:
         before = self.note_texts([note_id])
         rows = self.run("note/delete", id=note_id)
         self.count_texts("note_text", before, {})
         if rows and erase is not None:
-            self._erase_text(*erase)
+            session, lines, joined = erase
+            for line in lines:
+                self._erase_text(session, line, joined)
         return list(rows[0]["restored"]) if rows else None
 
     def _erase_text(self, session: str, line: str, joined: datetime | None) -> None:

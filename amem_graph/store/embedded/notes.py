@@ -169,11 +169,15 @@ class EmbeddedNotes:
         self.graph.create_rel("HAS_VERSION", node, version)
         return version
 
-    def delete_note(self, note_id: str, *, erase: tuple[str, str, datetime | None] | None = None) -> list[str] | None:
-        """cypher/note/delete.cypher, then cypher/note/erase_text.cypher."""
+    def delete_note(
+        self, note_id: str, *, erase: tuple[str, tuple[str, ...], datetime | None] | None = None,
+    ) -> list[str] | None:
+        """cypher/note/delete.cypher, then cypher/note/erase_text.cypher for each line."""
         restored = self._delete(note_id)
         if restored is not None and erase is not None:
-            self._erase_text(*erase)
+            session, lines, joined = erase
+            for line in lines:
+                self._erase_text(session, line, joined)
         return restored
 
     def _delete(self, note_id: str) -> list[str] | None:
