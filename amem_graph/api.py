@@ -377,8 +377,8 @@ class AgenticMemory:
             quoted = found[0].session if found else None  # its words, as the turns around it quote them, go too
             if not quoted:
                 return tx.delete_note(note_id)
-            # A neighbourhood keeps a turn's line as it read when the turn joined it: every content it had goes,
-            # the longest first, so that an earlier content inside a later one takes no part of it.
+            # A neighbourhood keeps a turn's line as it read when the turn joined it: every content it had
+            # goes, the longest first, so that an earlier content inside a later one takes no part of it.
             said = [found[0].content, *(v.content for v in tx.history([note_id]).versions.get(note_id, []))]
             lines = sorted({neighbourhood_text([replace(found[0], content=text)]) for text in said},
                            key=len, reverse=True)

@@ -33,11 +33,13 @@ from .chromium import page  # noqa: F401 (the fixture of the tests that drive Ch
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")  # torch's tests load local folders only: the hub is not reachable
 
-# The property tests' cases (hypothesis), set here so that every test module gets them, whichever is imported first:
-# `ci`, the default, draws the same few cases on every run, so that a suite that passed once passes again; `long`
-# draws many new ones (`AMEM_HYPOTHESIS_PROFILE=long python -m pytest tests/test_hostile.py`, 10,000 per test).
+# The property tests' cases (hypothesis), set here so that every test module gets them, whichever is
+# imported first: `ci`, the default, draws the same few cases on every run, so that a suite that passed once
+# passes again; `long` draws many new ones (10,000 a test):
+# `AMEM_HYPOTHESIS_PROFILE=long python -m pytest tests/test_hostile.py`.
 _HEALTH = [HealthCheck.function_scoped_fixture, HealthCheck.too_slow]
-settings.register_profile("ci", max_examples=25, deadline=None, derandomize=True, suppress_health_check=_HEALTH)
+settings.register_profile("ci", max_examples=25, deadline=None, derandomize=True,
+                          suppress_health_check=_HEALTH)
 settings.register_profile("long", max_examples=10_000, deadline=None, suppress_health_check=_HEALTH)
 settings.load_profile(os.environ.get("AMEM_HYPOTHESIS_PROFILE", "ci"))
 

@@ -184,12 +184,13 @@ def budget_memory(settings: Settings, llm_memory: AgenticMemory) -> Iterator[Age
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
                                                                    HealthCheck.too_slow])
 @given(ops=operations)
-# A turn updated, then a turn after it in its session: its neighbourhood grows, and reads as of the moment between
-# must still show the line it held then.
+# A turn updated, then a turn after it in its session: its neighbourhood grows, and reads as of the moment
+# between must still show the line it held then.
 @example(ops=[("add", 0, "s1", [(1, "RELATES_TO")], None), ("update", 0, "content"),
               ("add", 0, "s1", [(1, "RELATES_TO")], None)])
 # A topic mentioned by three notes: shown from the third, found by its name before.
-@example(ops=[("add", 0, None, [(1, "RELATES_TO")], None), *[("add", 2, None, [(1, "RELATES_TO")], None)] * 3])
+@example(ops=[("add", 0, None, [(1, "RELATES_TO")], None),
+              *[("add", 2, None, [(1, "RELATES_TO")], None)] * 3])
 def test_reads_as_of_a_moment_give_what_the_memory_held_then(
     llm: ScriptedLLM, budget_memory: AgenticMemory, ops: list[tuple[Any, ...]],
 ) -> None:
@@ -202,8 +203,8 @@ def test_reads_as_of_a_moment_give_what_the_memory_held_then(
             # The entities as of then: those mentioned by then, merged as they were then.
             assert seen_entities(mem, tenant, moment.at) == moment.entities
             for key in entity_keys - set(moment.entities["get"]):
-                # Not listed then: not mentioned by then, or a topic that had not recurred by then (kept, and found
-                # by its name, but not shown: docs/python.md, "What an entity is").
+                # Not listed then: not mentioned by then, or a topic that had not recurred by then (kept, and
+                # found by its name, but not shown: docs/python.md, "What an entity is").
                 try:
                     hidden = mem.entities.get(key, tenant=tenant, as_of=moment.at)
                 except EntityNotFound:

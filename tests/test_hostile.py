@@ -9,8 +9,8 @@ Every call returns a correct answer or raises a typed error that refuses the inp
 (`StoreError`, directly or passed on by MCP) fails the test, as does a CLI exit other than 0, 2 or 3. None writes
 outside its tenant (a bystander tenant keeps its graph and its ranking statistics), and one refused changes nothing.
 
-Cases per test come from the hypothesis profile (tests/conftest.py): `ci` (the default) keeps the suite short; the long run is
-`AMEM_HYPOTHESIS_PROFILE=long python -m pytest tests/test_hostile.py` (10,000 per test)."""
+Cases per test come from the hypothesis profile (tests/conftest.py): `ci` (the default) keeps the suite short;
+the long run is `AMEM_HYPOTHESIS_PROFILE=long python -m pytest tests/test_hostile.py` (10,000 per test)."""
 
 from __future__ import annotations
 

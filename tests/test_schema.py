@@ -178,7 +178,8 @@ SHARED_INDEX = {"note/fulltext_search": {"db.index.fulltext.queryNodes"},
 
 
 def _operators(plan: dict) -> Iterator[str]:
-    """Each operator of a plan that can read past the tenant: a scan with what it scans, or the procedure called."""
+    """Each operator of a plan that can read past the tenant: a scan with what it scans, or the procedure
+    called."""
     operator = plan["operatorType"].split("@")[0]
     if operator == "ProcedureCall":
         procedure = plan.get("args", {}).get("Details", "").split("(")[0].strip()
@@ -202,9 +203,10 @@ def test_no_statement_of_a_tenant_scans_other_tenants_nodes(memory: AgenticMemor
         memory.add_turn(f"turn {i}", "I see.", session_id="chat")
     scans = {}
     with memory._store._driver.session() as session:
-        # The planner estimates from index samples that Neo4j refreshes in the background: for a few seconds after
-        # a test that emptied the database, an index sampled empty costs nothing to scan, and that plan is cached.
-        # Resampling now (and clearing the plans) checks the plans the statements keep once the samples are current.
+        # The planner estimates from index samples that Neo4j refreshes in the background: for a few seconds
+        # after a test that emptied the database, an index sampled empty costs nothing to scan, and that plan
+        # is cached. Resampling now (and clearing the plans) checks the plans the statements keep once the
+        # samples are current.
         session.run("CALL db.prepareForReplanning()").consume()
         for path in sorted(cypher.root().rglob("*.cypher")):
             name = path.relative_to(cypher.root()).with_suffix("").as_posix()

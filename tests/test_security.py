@@ -86,7 +86,8 @@ def test_a_deleted_note_leaves_nothing_of_what_it_said(memory: AgenticMemory, ar
 
 
 def test_a_deleted_turn_leaves_nothing_of_what_it_said_before_an_update(memory: AgenticMemory) -> None:
-    """The turns around a turn keep its line as it read when it joined them: deleting it takes every line it had."""
+    """The turns around a turn keep its line as it read when it joined them: deleting it takes every line it
+    had."""
     first, said = "Caroline: I went to the pottery class.", f"Melanie: My secret is {SECRET}."
     ids = [memory.add(first, session="s1").id, memory.add(said, session="s1").id]
     memory.update(ids[1], content=f"Melanie: My secret is {SECRET}, the parrot.")

@@ -145,9 +145,10 @@ class NoteTx(Protocol):
     ) -> list[str] | None:
         """Delete a note with its links, its versions and the evolutions it triggered that revised no other
         note, closing its session chain; facts it alone superseded become valid again (their ids are
-        returned). None if there is no such note. With `erase` (session, lines, when the note was recorded), each
-        line is then taken out of the neighbourhood text of the session's notes and of their versions, in place
-        (with the line break that joined it), where it appears, and the time out of their `neighbourhood_after`."""
+        returned). None if there is no such note. With `erase` (session, lines, when the note was recorded),
+        each line is then taken out of the neighbourhood text of the session's notes and of their versions, in
+        place (with the line break that joined it), where it appears, and the time out of their
+        `neighbourhood_after`."""
 
     def link(
         self, links: Sequence[Link], evolution_id: str | None, *, invalidate: str | None = None,
