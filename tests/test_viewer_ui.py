@@ -29,14 +29,25 @@ READY = '#graph[data-ready="1"]'
 
 def _click_note(page: Page, note_id: str) -> None:
     """A real click on the note's node where the graph drew it on its canvas."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout  # the module is there where a page is
+
     page.wait_for_selector(READY)
-    x, y = page.evaluate(
-        "id => { const p = window.amemViewer.cy.getElementById(id).renderedPosition(); return [p.x, p.y]; }", note_id,
-    )
-    box = page.locator("#graph").bounding_box()
-    assert box is not None
-    page.mouse.click(box["x"] + x, box["y"] + y)
-    page.wait_for_selector(f'#details[data-note-id="{note_id}"]')
+    # The graph may still move (the slider's steps load after it is drawn): a click that missed is made again
+    # where the node is now.
+    for attempt in range(3):
+        x, y = page.evaluate(
+            "id => { const p = window.amemViewer.cy.getElementById(id).renderedPosition(); return [p.x, p.y]; }",
+            note_id,
+        )
+        box = page.locator("#graph").bounding_box()
+        assert box is not None
+        page.mouse.click(box["x"] + x, box["y"] + y)
+        try:
+            page.wait_for_selector(f'#details[data-note-id="{note_id}"]', timeout=30_000 if attempt < 2 else 120_000)
+            return
+        except PlaywrightTimeout:
+            if attempt == 2:
+                raise
 
 
 def _shot(page: Page, name: str, scratch: Path) -> None:
